@@ -1,0 +1,104 @@
+//===- PrecisionPainting.h - Decide f32 or low for every value --*- C++ -*-===//
+//
+// Builds a dataflow graph over the ops of a module (one node per op that
+// touches f32 values, one node per group of values that control flow or calls
+// tie to one type) and paints it with TensorFlow AMP's algorithm:
+//
+//   1. allow nodes are low;
+//   2. deny propagates forward through infer nodes and through clear nodes
+//      that lie upstream of a deny or infer node;
+//   3. infer nodes between allow nodes become low (bf16: also an infer node
+//      fed directly by an allow node);
+//   4. low floods through clear nodes in both directions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_ANALYSIS_PRECISIONPAINTING_H
+#define AMP_ANALYSIS_PRECISIONPAINTING_H
+
+#include "amp/Analysis/PrecisionPolicy.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::amp {
+
+/// What an f32 operand or result of a painted op does.
+enum class SlotRole {
+  None,        // not an f32 value: never touched
+  Painted,     // takes the op's precision
+  Accumulator, // stays f32 (the `outs` of a contraction and its result)
+};
+
+/// True for f32 scalars and tensors / vectors of f32.
+bool isF32Like(Type type);
+/// `type` with its f32 element type replaced by `elementType`.
+Type withElementType(Type type, Type elementType);
+
+struct PaintingOptions {
+  AmpMode mode = AmpMode::F16;
+  AmpLevel level = AmpLevel::Default;
+  bool keepPublicSignatures = true;
+};
+
+class PrecisionPainting {
+public:
+  struct Node {
+    /// The op of an op node; null for a group node.
+    Operation *op = nullptr;
+    Classification classification;
+    /// Never low: unlisted ops, sources, mixed-type groups, level limits.
+    bool fixed = false;
+    bool deny = false;
+    bool low = false;
+    /// Why the node ended up low or f32 (for --amp-explain).
+    std::string reason;
+    SmallVector<unsigned, 4> preds, succs;
+    /// Group nodes: the values of the group and the operands forwarded to it.
+    SmallVector<Value, 2> members;
+    SmallVector<OpOperand *, 2> forwarded;
+  };
+
+  PrecisionPainting(ModuleOp module, const PrecisionPolicy &policy,
+                    const PaintingOptions &options);
+
+  ArrayRef<Node> getNodes() const { return nodes; }
+
+  /// The node of an op, or null if the op is not painted.
+  const Node *lookupOp(Operation *op) const;
+  /// The group node a value or a forwarded operand belongs to, or null.
+  const Node *lookupGroup(Value value) const;
+  const Node *lookupGroup(OpOperand &operand) const;
+
+  /// Role of operand `index` / result `index` of an op with `classification`.
+  static SlotRole operandRole(Operation *op, unsigned index,
+                              PrecisionClass cls);
+  static SlotRole resultRole(Operation *op, unsigned index, PrecisionClass cls);
+
+  /// Functions whose signature may change (private, only called directly).
+  bool isSpecializable(Operation *funcOp) const {
+    return specializable.contains(funcOp);
+  }
+
+private:
+  void buildGroups(ModuleOp module);
+  void buildOpNodes(Region &region);
+  void buildEdges();
+  void paint();
+
+  std::optional<unsigned> producerNode(Value value) const;
+  unsigned addNode(Node node);
+
+  const PrecisionPolicy &policy;
+  PaintingOptions options;
+  std::vector<Node> nodes;
+  DenseMap<Operation *, unsigned> opNodes;
+  DenseMap<const void *, unsigned> groupOf; // Value or OpOperand* -> node
+  llvm::SmallPtrSet<Operation *, 8> specializable;
+};
+
+} // namespace mlir::amp
+
+#endif // AMP_ANALYSIS_PRECISIONPAINTING_H

@@ -1,0 +1,99 @@
+//===- PrecisionPolicy.h - Which ops run in low precision -------*- C++ -*-===//
+//
+// The AMP policy: four op lists (allow / infer / clear / deny) keyed by op
+// name, `prefix*` wildcard or `linalg.generic:<body pattern>`, built from the
+// defaults of a mode, a policy file and CLI list edits, and the classifier
+// that maps an operation to its class with a reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_ANALYSIS_PRECISIONPOLICY_H
+#define AMP_ANALYSIS_PRECISIONPOLICY_H
+
+#include "amp/Interfaces/PrecisionClass.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::amp {
+
+/// The low-precision floating-point type the rewrite targets.
+enum class AmpMode { F16, BF16 };
+
+/// How far the rewrite goes beyond the allow list.
+enum class AmpLevel { Default, TensorCoresOnly, TreatInferAsDeny };
+
+std::optional<AmpMode> parseAmpMode(StringRef name);
+std::optional<AmpLevel> parseAmpLevel(StringRef name);
+
+/// Body patterns of linalg ops with an explicit region (linalg.generic,
+/// linalg.map, linalg.reduce) and of named linalg ops that no list names.
+/// Policy keys are `linalg.generic:<pattern>`.
+enum class BodyPattern {
+  Contraction,  // multiply-accumulate over reduction dims
+  SumReduction, // additive reduction (sum, mean, variance, norm)
+  Reduction,    // other reduction (max, min, ...): class of its body ops
+  Copy,         // yields block arguments only (copy, transpose, broadcast)
+  Elementwise,  // parallel only: class of its strictest body op
+};
+StringRef stringifyBodyPattern(BodyPattern pattern);
+
+/// The class of one op and a human-readable reason.
+struct Classification {
+  PrecisionClass cls = PrecisionClass::Unlisted;
+  std::string reason;
+};
+
+class PrecisionPolicy {
+public:
+  /// The built-in lists of `mode` (DESIGN.md §4).
+  explicit PrecisionPolicy(AmpMode mode);
+
+  /// Loads a policy file (JSON or YAML): a mapping from class names
+  /// (`allow`, `infer`, `clear`, `deny`, `unlisted`) to lists of op names.
+  /// An op the file names is moved to that class. Errors (unreadable file,
+  /// syntax, an op on two lists of the file) are returned as a message
+  /// carrying `file:line:col`.
+  LogicalResult loadFile(StringRef path, std::string &error);
+
+  /// TensorFlow-style list edits: removes first, then adds. An op that ends
+  /// up on two lists is reported by verifyNoConflicts().
+  void removeFrom(PrecisionClass list, ArrayRef<std::string> names);
+  void addTo(PrecisionClass list, ArrayRef<std::string> names,
+             StringRef source);
+
+  /// Fails with a message naming every op that is on more than one list.
+  LogicalResult verifyNoConflicts(std::string &error) const;
+
+  /// Every infer entry becomes deny (level=treat-infer-as-deny).
+  void treatInferAsDeny() { inferAsDeny = true; }
+
+  /// The class of `op`: list entries from a policy file or CLI edit first,
+  /// then AmpPrecisionOpInterface, then the default lists, then the body of
+  /// linalg ops, else unlisted.
+  Classification classify(Operation *op) const;
+
+  /// Looks a key up in the lists (exact name, then the longest `prefix*`).
+  std::optional<PrecisionClass> lookup(StringRef key,
+                                       std::string *source = nullptr) const;
+
+private:
+  struct Entry {
+    PrecisionClass cls;
+    std::string source; // "default", "policy file", "allow-add", ...
+  };
+  /// Entries of one key; more than one entry is a conflict.
+  llvm::StringMap<SmallVector<Entry, 1>> entries;
+  AmpMode mode;
+  bool inferAsDeny = false;
+
+  void set(StringRef key, PrecisionClass cls, StringRef source);
+  PrecisionClass adjust(PrecisionClass cls) const;
+  std::optional<Classification> classifyLinalgBody(Operation *op) const;
+};
+
+} // namespace mlir::amp
+
+#endif // AMP_ANALYSIS_PRECISIONPOLICY_H

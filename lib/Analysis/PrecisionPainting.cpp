@@ -1,0 +1,486 @@
+//===- PrecisionPainting.cpp - Decide f32 or low for every value ----------===//
+
+#include "amp/Analysis/PrecisionPainting.h"
+
+#include "amp/Interfaces/AmpPrecisionOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+bool mlir::amp::isF32Like(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    if (!isa<TensorType, VectorType>(shaped))
+      return false;
+    return shaped.getElementType().isF32();
+  }
+  return type.isF32();
+}
+
+Type mlir::amp::withElementType(Type type, Type elementType) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(elementType);
+  return elementType;
+}
+
+//===----------------------------------------------------------------------===//
+// Slot roles
+//===----------------------------------------------------------------------===//
+
+/// Allow ops whose results hold the f32 accumulator.
+static bool hasAccumulatorResults(Operation *op) {
+  return isa<tosa::MatMulOp>(op);
+}
+
+SlotRole PrecisionPainting::operandRole(Operation *op, unsigned index,
+                                        PrecisionClass cls) {
+  if (!isF32Like(op->getOperand(index).getType()))
+    return SlotRole::None;
+  if (cls != PrecisionClass::Allow)
+    return SlotRole::Painted;
+  if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+    return iface.isAmpAccumulatorOperand(index) ? SlotRole::Accumulator
+                                                : SlotRole::Painted;
+  // A contraction accumulates into its inits: Tensor Core semantics.
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    if (linalgOp.getNumReductionLoops() > 0 &&
+        linalgOp.isDpsInit(&op->getOpOperand(index)))
+      return SlotRole::Accumulator;
+  return SlotRole::Painted;
+}
+
+SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
+                                       PrecisionClass cls) {
+  Value result = op->getResult(index);
+  if (!isF32Like(result.getType()))
+    return SlotRole::None;
+  if (cls != PrecisionClass::Allow)
+    return SlotRole::Painted;
+  if (hasAccumulatorResults(op))
+    return SlotRole::Accumulator;
+  if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+    if (iface.isAmpAccumulatorResult(index))
+      return SlotRole::Accumulator;
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+    OpOperand *tied = dps.getTiedOpOperand(cast<OpResult>(result));
+    if (tied &&
+        operandRole(op, tied->getOperandNumber(), cls) == SlotRole::Accumulator)
+      return SlotRole::Accumulator;
+  }
+  return SlotRole::Painted;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph construction
+//===----------------------------------------------------------------------===//
+
+PrecisionPainting::PrecisionPainting(ModuleOp module,
+                                     const PrecisionPolicy &policy,
+                                     const PaintingOptions &options)
+    : policy(policy), options(options) {
+  buildGroups(module);
+  module.walk([&](func::FuncOp func) {
+    if (!func.isExternal())
+      buildOpNodes(func.getBody());
+  });
+  buildEdges();
+  paint();
+}
+
+unsigned PrecisionPainting::addNode(Node node) {
+  nodes.push_back(std::move(node));
+  return nodes.size() - 1;
+}
+
+const PrecisionPainting::Node *
+PrecisionPainting::lookupOp(Operation *op) const {
+  auto it = opNodes.find(op);
+  return it == opNodes.end() ? nullptr : &nodes[it->second];
+}
+
+const PrecisionPainting::Node *
+PrecisionPainting::lookupGroup(Value value) const {
+  auto it = groupOf.find(value.getAsOpaquePointer());
+  return it == groupOf.end() ? nullptr : &nodes[it->second];
+}
+
+const PrecisionPainting::Node *
+PrecisionPainting::lookupGroup(OpOperand &operand) const {
+  auto it = groupOf.find(&operand);
+  return it == groupOf.end() ? nullptr : &nodes[it->second];
+}
+
+/// Groups values that must share one type: the operands a region-branch op
+/// or its terminators forward and the block arguments / results receiving
+/// them, and the arguments / results of specialisable functions with the
+/// operands / results of their calls.
+void PrecisionPainting::buildGroups(ModuleOp module) {
+  llvm::EquivalenceClasses<const void *> classes;
+  // Keys that are OpOperand* (forwarded slots) rather than Values.
+  llvm::SmallPtrSet<const void *, 16> operandKeys;
+  auto tie = [&](OpOperand &operand, Value input) {
+    operandKeys.insert(&operand);
+    classes.unionSets(&operand, input.getAsOpaquePointer());
+  };
+
+  module.walk([&](RegionBranchOpInterface branch) {
+    Operation *op = branch.getOperation();
+    SmallVector<RegionSuccessor> successors;
+    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+    for (RegionSuccessor &successor : successors) {
+      OperandRange forwarded = branch.getEntrySuccessorOperands(successor);
+      ValueRange inputs = successor.getSuccessorInputs();
+      unsigned begin = forwarded.getBeginOperandIndex();
+      for (auto [i, input] : llvm::enumerate(inputs))
+        if (i < forwarded.size())
+          tie(op->getOpOperand(begin + i), input);
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region) {
+        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+            block.empty() ? nullptr : &block.back());
+        if (!terminator)
+          continue;
+        SmallVector<RegionSuccessor> exits;
+        branch.getSuccessorRegions(RegionBranchPoint(terminator), exits);
+        for (RegionSuccessor &successor : exits) {
+          MutableOperandRange forwarded =
+              terminator.getMutableSuccessorOperands(successor);
+          ValueRange inputs = successor.getSuccessorInputs();
+          for (auto [i, input] : llvm::enumerate(inputs))
+            if (i < forwarded.size())
+              tie(forwarded[i], input);
+        }
+      }
+  });
+
+  // Functions called only directly from this module can be specialised.
+  SymbolTableCollection symbolTables;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal() || (func.isPublic() && options.keepPublicSignatures))
+      return;
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(func, module);
+    if (!uses)
+      return;
+    SmallVector<func::CallOp> calls;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (!call)
+        return; // address taken: keep the signature
+      calls.push_back(call);
+    }
+    specializable.insert(func);
+    Block &entry = func.getBody().front();
+    for (BlockArgument arg : entry.getArguments())
+      classes.insert(arg.getAsOpaquePointer());
+    SmallVector<func::ReturnOp> returns;
+    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
+    // Results of a function without callers still form groups.
+    SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
+    for (func::ReturnOp ret : returns)
+      for (OpOperand &operand : ret->getOpOperands()) {
+        operandKeys.insert(&operand);
+        classes.insert(&operand);
+        unsigned i = operand.getOperandNumber();
+        if (resultKeys[i])
+          classes.unionSets(resultKeys[i], &operand);
+        resultKeys[i] = &operand;
+      }
+    for (func::CallOp call : calls) {
+      for (OpOperand &operand : call->getOpOperands())
+        tie(operand, entry.getArgument(operand.getOperandNumber()));
+      for (OpResult result : call->getResults())
+        if (resultKeys[result.getResultNumber()])
+          classes.unionSets(resultKeys[result.getResultNumber()],
+                            result.getAsOpaquePointer());
+    }
+  });
+
+  // One group node per class whose members are all f32.
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    Node node;
+    node.classification = {PrecisionClass::Clear, "carried value"};
+    bool allF32 = true;
+    for (auto member = classes.member_begin(**it);
+         member != classes.member_end(); ++member) {
+      const void *key = *member;
+      if (operandKeys.contains(key)) {
+        auto *operand =
+            const_cast<OpOperand *>(static_cast<const OpOperand *>(key));
+        allF32 &= isF32Like(operand->get().getType());
+        node.forwarded.push_back(operand);
+      } else {
+        Value value = Value::getFromOpaquePointer(key);
+        allF32 &= isF32Like(value.getType());
+        node.members.push_back(value);
+      }
+    }
+    if (!allF32 || node.members.empty())
+      continue;
+    if (options.level == AmpLevel::TensorCoresOnly) {
+      node.fixed = true;
+      node.reason = "level=tensor-cores-only: only allow ops run low";
+    }
+    unsigned id = addNode(std::move(node));
+    for (Value member : nodes[id].members)
+      groupOf[member.getAsOpaquePointer()] = id;
+    for (OpOperand *operand : nodes[id].forwarded)
+      groupOf[operand] = id;
+  }
+}
+
+/// Ops that produce f32 values from nothing: constants and empty tensors are
+/// cheaper to recreate in low precision (amp-optimize-casts) than to paint.
+static bool isSource(Operation *op) {
+  return llvm::none_of(op->getOperandTypes(), isF32Like);
+}
+
+void PrecisionPainting::buildOpNodes(Region &region) {
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (isa<RegionBranchOpInterface>(op)) {
+        for (Region &nested : op.getRegions())
+          buildOpNodes(nested);
+        continue;
+      }
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        // Calls to specialisable functions only forward values.
+        if (llvm::all_of(call->getOpOperands(),
+                         [&](OpOperand &o) { return groupOf.count(&o); }) &&
+            llvm::all_of(call->getResults(), [&](Value v) {
+              return groupOf.count(v.getAsOpaquePointer());
+            }))
+          continue;
+      }
+      bool touchesF32 = llvm::any_of(op.getOperandTypes(), isF32Like) ||
+                        llvm::any_of(op.getResultTypes(), isF32Like);
+      if (!touchesF32)
+        continue;
+      Node node;
+      node.op = &op;
+      if (isSource(&op)) {
+        node.classification = {PrecisionClass::Clear, "source"};
+        node.fixed = true;
+        node.reason = "source: kept f32, amp-optimize-casts folds its casts";
+      } else {
+        node.classification = policy.classify(&op);
+        PrecisionClass cls = node.classification.cls;
+        if (cls == PrecisionClass::Unlisted) {
+          node.fixed = true;
+          node.reason =
+              "unlisted (" + node.classification.reason + "): kept f32";
+        } else if (options.level == AmpLevel::TensorCoresOnly &&
+                   cls != PrecisionClass::Allow) {
+          node.fixed = true;
+          node.reason = stringifyPrecisionClass(cls).str() +
+                        ": level=tensor-cores-only, only allow ops run low";
+        }
+      }
+      opNodes[&op] = addNode(std::move(node));
+    }
+}
+
+std::optional<unsigned> PrecisionPainting::producerNode(Value value) const {
+  auto group = groupOf.find(value.getAsOpaquePointer());
+  if (group != groupOf.end())
+    return group->second;
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return std::nullopt;
+  auto it = opNodes.find(result.getOwner());
+  if (it == opNodes.end())
+    return std::nullopt;
+  const Node &node = nodes[it->second];
+  if (resultRole(node.op, result.getResultNumber(), node.classification.cls) ==
+      SlotRole::None)
+    return std::nullopt;
+  return it->second;
+}
+
+void PrecisionPainting::buildEdges() {
+  auto connect = [&](std::optional<unsigned> from, unsigned to) {
+    if (!from || *from == to)
+      return;
+    nodes[*from].succs.push_back(to);
+    nodes[to].preds.push_back(*from);
+  };
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    Node &node = nodes[id];
+    if (node.op) {
+      for (OpOperand &operand : node.op->getOpOperands())
+        if (operandRole(node.op, operand.getOperandNumber(),
+                        node.classification.cls) == SlotRole::Painted)
+          connect(producerNode(operand.get()), id);
+    } else {
+      for (OpOperand *operand : node.forwarded)
+        connect(producerNode(operand->get()), id);
+    }
+  }
+  for (Node &node : nodes) {
+    llvm::sort(node.preds);
+    node.preds.erase(llvm::unique(node.preds), node.preds.end());
+    llvm::sort(node.succs);
+    node.succs.erase(llvm::unique(node.succs), node.succs.end());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Painting
+//===----------------------------------------------------------------------===//
+
+static std::string describe(const PrecisionPainting::Node &node) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (node.op)
+    os << node.op->getName() << " at " << node.op->getLoc();
+  else if (!node.members.empty())
+    os << "carried value at " << node.members.front().getLoc();
+  return text;
+}
+
+void PrecisionPainting::paint() {
+  auto is = [&](unsigned id, PrecisionClass cls) {
+    return nodes[id].classification.cls == cls;
+  };
+  auto open = [&](unsigned id) { return !nodes[id].fixed && !nodes[id].deny; };
+  // DFS from `seeds` along succs (forward), preds (backward) or both,
+  // entering nodes that satisfy `enter`; `visit(node, from)` is called once
+  // per entered node.
+  enum Direction { Backward, Forward, Both };
+  auto dfs = [&](ArrayRef<unsigned> seeds, Direction direction, auto enter,
+                 auto visit) {
+    std::vector<char> seen(nodes.size(), 0);
+    SmallVector<unsigned> stack(seeds.begin(), seeds.end());
+    for (unsigned seed : seeds)
+      seen[seed] = 1;
+    while (!stack.empty()) {
+      unsigned id = stack.pop_back_val();
+      auto step = [&](ArrayRef<unsigned> neighbours) {
+        for (unsigned next : neighbours) {
+          if (seen[next] || !enter(next))
+            continue;
+          seen[next] = 1;
+          visit(next, id);
+          stack.push_back(next);
+        }
+      };
+      if (direction != Backward)
+        step(nodes[id].succs);
+      if (direction != Forward)
+        step(nodes[id].preds);
+    }
+  };
+
+  // 1. Allow nodes are low.
+  SmallVector<unsigned> allow, denySeeds, denyOrInfer;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    if (nodes[id].fixed)
+      continue;
+    if (is(id, PrecisionClass::Allow)) {
+      nodes[id].low = true;
+      nodes[id].reason = "allow (" + nodes[id].classification.reason +
+                         "): low-precision inputs, f32 accumulation";
+      allow.push_back(id);
+    } else if (is(id, PrecisionClass::Deny)) {
+      nodes[id].deny = true;
+      nodes[id].reason = "deny (" + nodes[id].classification.reason + ")";
+      denySeeds.push_back(id);
+      denyOrInfer.push_back(id);
+    } else if (is(id, PrecisionClass::Infer)) {
+      denyOrInfer.push_back(id);
+    }
+  }
+
+  // 2. Deny flows forward through infer nodes and through the clear nodes
+  //    upstream of a deny or infer node.
+  std::vector<char> upstream(nodes.size(), 0);
+  dfs(
+      denyOrInfer, Backward,
+      [&](unsigned id) { return open(id) && is(id, PrecisionClass::Clear); },
+      [&](unsigned id, unsigned) { upstream[id] = 1; });
+  for (unsigned seed : denySeeds) {
+    std::string taint =
+        "fed by " + describe(nodes[seed]) + " through infer/clear ops";
+    dfs(
+        {seed}, Forward,
+        [&](unsigned id) {
+          return open(id) && (is(id, PrecisionClass::Infer) ||
+                              (is(id, PrecisionClass::Clear) && upstream[id]));
+        },
+        [&](unsigned id, unsigned) {
+          nodes[id].deny = true;
+          nodes[id].reason =
+              stringifyPrecisionClass(nodes[id].classification.cls).str() +
+              ": " + taint + ", kept f32";
+        });
+  }
+
+  // 3. Infer nodes between allow nodes become low.
+  auto passable = [&](unsigned id) {
+    return open(id) &&
+           (is(id, PrecisionClass::Infer) || is(id, PrecisionClass::Clear));
+  };
+  std::vector<char> downstream(nodes.size(), 0);
+  dfs(allow, Forward, passable,
+      [&](unsigned id, unsigned) { downstream[id] = 1; });
+  SmallVector<unsigned> lowSeeds(allow);
+  dfs(
+      allow, Backward,
+      [&](unsigned id) { return passable(id) && downstream[id]; },
+      [&](unsigned id, unsigned) {
+        if (!is(id, PrecisionClass::Infer))
+          return;
+        nodes[id].low = true;
+        nodes[id].reason = "infer: between allow ops, runs low";
+        lowSeeds.push_back(id);
+      });
+  if (options.mode == AmpMode::BF16) {
+    for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+      if (!open(id) || nodes[id].low || !is(id, PrecisionClass::Infer))
+        continue;
+      auto it = llvm::find_if(nodes[id].preds, [&](unsigned pred) {
+        return is(pred, PrecisionClass::Allow) && nodes[pred].low;
+      });
+      if (it == nodes[id].preds.end())
+        continue;
+      nodes[id].low = true;
+      nodes[id].reason = "infer: follows allow op " + describe(nodes[*it]) +
+                         " (bf16), runs low";
+      lowSeeds.push_back(id);
+    }
+  }
+
+  // 4. Low floods through clear nodes, both ways.
+  auto clearOpen = [&](unsigned id) {
+    return open(id) && !nodes[id].low && is(id, PrecisionClass::Clear);
+  };
+  auto paintClear = [&](unsigned id, unsigned from) {
+    nodes[id].low = true;
+    nodes[id].reason = "clear: next to low-precision " + describe(nodes[from]);
+  };
+  dfs(lowSeeds, Both, clearOpen, paintClear);
+
+  // Remaining reasons.
+  for (Node &node : nodes) {
+    if (!node.reason.empty())
+      continue;
+    if (node.classification.cls == PrecisionClass::Infer)
+      node.reason = "infer: not between allow ops, kept f32";
+    else
+      node.reason = "clear: no low-precision neighbour, kept f32";
+  }
+}

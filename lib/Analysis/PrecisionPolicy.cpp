@@ -1,0 +1,507 @@
+//===- PrecisionPolicy.cpp - Which ops run in low precision ---------------===//
+//
+// Default lists follow TensorFlow's AMP lists translated to upstream MLIR ops
+// (DESIGN.md §4); docs/policy.md lists them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Analysis/PrecisionPolicy.h"
+
+#include "amp/Interfaces/AmpPrecisionOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+std::optional<AmpMode> mlir::amp::parseAmpMode(StringRef name) {
+  return llvm::StringSwitch<std::optional<AmpMode>>(name)
+      .Case("f16", AmpMode::F16)
+      .Case("bf16", AmpMode::BF16)
+      .Default(std::nullopt);
+}
+
+std::optional<AmpLevel> mlir::amp::parseAmpLevel(StringRef name) {
+  return llvm::StringSwitch<std::optional<AmpLevel>>(name)
+      .Case("default", AmpLevel::Default)
+      .Case("tensor-cores-only", AmpLevel::TensorCoresOnly)
+      .Case("treat-infer-as-deny", AmpLevel::TreatInferAsDeny)
+      .Default(std::nullopt);
+}
+
+StringRef mlir::amp::stringifyBodyPattern(BodyPattern pattern) {
+  switch (pattern) {
+  case BodyPattern::Contraction:
+    return "contraction";
+  case BodyPattern::SumReduction:
+    return "sum-reduction";
+  case BodyPattern::Reduction:
+    return "reduction";
+  case BodyPattern::Copy:
+    return "copy";
+  case BodyPattern::Elementwise:
+    return "elementwise";
+  }
+  llvm_unreachable("unknown body pattern");
+}
+
+//===----------------------------------------------------------------------===//
+// Default lists
+//===----------------------------------------------------------------------===//
+
+// Contractions: Tensor Core candidates, f32 accumulation.
+static const char *const kAllowList[] = {
+    "linalg.matmul",
+    "linalg.batch_matmul",
+    "linalg.batch_reduce_matmul",
+    "linalg.contract",
+    "linalg.matvec",
+    "linalg.vecmat",
+    "linalg.batch_matvec",
+    "linalg.batch_vecmat",
+    "linalg.dot",
+    "linalg.mmt4d",
+    "linalg.batch_mmt4d",
+    "linalg.conv_*",
+    "linalg.depthwise_conv_*",
+    "linalg.generic:contraction",
+    "tosa.matmul",
+    "tosa.conv2d",
+    "tosa.conv3d",
+    "tosa.depthwise_conv2d",
+    "tosa.transpose_conv2d",
+};
+
+// Safe in low precision when the inputs already are.
+static const char *const kInferList[] = {
+    "arith.addf",        "arith.subf",    "arith.mulf",
+    "arith.divf",        "arith.remf",    "math.fma",
+    "math.tanh",         "math.sqrt",     "math.rsqrt",
+    "math.log",          "math.log1p",    "math.log2",
+    "math.log10",        "math.erf",      "math.erfc",
+    "math.sin",          "math.cos",      "math.tan",
+    "math.atan",         "math.atan2",    "math.cbrt",
+    "linalg.add",        "linalg.sub",    "linalg.mul",
+    "linalg.div",        "linalg.sqrt",   "linalg.rsqrt",
+    "linalg.tanh",       "linalg.erf",    "linalg.log",
+    "linalg.reciprocal", "linalg.square", "linalg.pooling_*_sum",
+    "tosa.add",          "tosa.sub",      "tosa.mul",
+    "tosa.sigmoid",      "tosa.tanh",     "tosa.rsqrt",
+    "tosa.reciprocal",   "tosa.erf",      "tosa.log",
+    "tosa.sin",          "tosa.cos",      "tosa.avg_pool2d",
+    "tosa.resize",
+};
+
+// Exact in any precision: data movement, selection, sign and comparisons.
+static const char *const kClearList[] = {
+    "tensor.reshape",
+    "tensor.expand_shape",
+    "tensor.collapse_shape",
+    "tensor.extract_slice",
+    "tensor.insert_slice",
+    "tensor.concat",
+    "tensor.pad",
+    "tensor.extract",
+    "tensor.insert",
+    "tensor.from_elements",
+    "tensor.splat",
+    "tensor.cast",
+    "tensor.gather",
+    "tensor.scatter",
+    "tensor.bitcast",
+    "linalg.transpose",
+    "linalg.broadcast",
+    "linalg.copy",
+    "linalg.fill",
+    "linalg.max",
+    "linalg.min",
+    "linalg.abs",
+    "linalg.negf",
+    "linalg.select",
+    "linalg.ceil",
+    "linalg.floor",
+    "linalg.round",
+    "linalg.pooling_*_max",
+    "linalg.pooling_*_min",
+    "linalg.pack",
+    "linalg.unpack",
+    "linalg.generic:copy",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+    "arith.negf",
+    "arith.select",
+    "arith.cmpf",
+    "math.absf",
+    "math.copysign",
+    "math.ceil",
+    "math.floor",
+    "math.round",
+    "math.roundeven",
+    "math.trunc",
+    "math.isnan",
+    "math.isinf",
+    "math.isfinite",
+    "tosa.reshape",
+    "tosa.transpose",
+    "tosa.slice",
+    "tosa.concat",
+    "tosa.pad",
+    "tosa.tile",
+    "tosa.gather",
+    "tosa.scatter",
+    "tosa.clamp",
+    "tosa.maximum",
+    "tosa.minimum",
+    "tosa.select",
+    "tosa.reverse",
+    "tosa.identity",
+    "tosa.abs",
+    "tosa.negate",
+    "tosa.ceil",
+    "tosa.floor",
+    "tosa.max_pool2d",
+    "tosa.reduce_max",
+    "tosa.reduce_min",
+    "tosa.equal",
+    "tosa.greater",
+    "tosa.greater_equal",
+    "tosa.argmax",
+};
+
+// Must stay f32: exponentials, powers, sums, softmax.
+static const char *const kDenyList[] = {
+    "math.exp",
+    "math.exp2",
+    "math.expm1",
+    "math.powf",
+    "math.fpowi",
+    "math.sinh",
+    "math.cosh",
+    "linalg.exp",
+    "linalg.powf",
+    "linalg.softmax",
+    "linalg.generic:sum-reduction",
+    "tosa.exp",
+    "tosa.pow",
+    "tosa.reduce_sum",
+    "tosa.reduce_product",
+};
+
+// bf16 has f32's exponent range: sums and sum-pooling may run in bf16.
+static const char *const kBF16InferOverrides[] = {
+    "linalg.generic:sum-reduction",
+    "tosa.reduce_sum",
+};
+
+PrecisionPolicy::PrecisionPolicy(AmpMode mode) : mode(mode) {
+  for (const char *name : kAllowList)
+    set(name, PrecisionClass::Allow, "default");
+  for (const char *name : kInferList)
+    set(name, PrecisionClass::Infer, "default");
+  for (const char *name : kClearList)
+    set(name, PrecisionClass::Clear, "default");
+  for (const char *name : kDenyList)
+    set(name, PrecisionClass::Deny, "default");
+  if (mode == AmpMode::BF16)
+    for (const char *name : kBF16InferOverrides)
+      set(name, PrecisionClass::Infer, "default (bf16)");
+}
+
+void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
+  auto &list = entries[key];
+  list.clear();
+  list.push_back({cls, source.str()});
+}
+
+void PrecisionPolicy::removeFrom(PrecisionClass list,
+                                 ArrayRef<std::string> names) {
+  for (const std::string &name : names) {
+    auto it = entries.find(name);
+    if (it == entries.end())
+      continue;
+    llvm::erase_if(it->second,
+                   [&](const Entry &entry) { return entry.cls == list; });
+    if (it->second.empty())
+      entries.erase(it);
+  }
+}
+
+void PrecisionPolicy::addTo(PrecisionClass list, ArrayRef<std::string> names,
+                            StringRef source) {
+  for (const std::string &name : names) {
+    auto &existing = entries[name];
+    if (llvm::none_of(existing,
+                      [&](const Entry &entry) { return entry.cls == list; }))
+      existing.push_back({list, source.str()});
+  }
+}
+
+LogicalResult PrecisionPolicy::verifyNoConflicts(std::string &error) const {
+  llvm::raw_string_ostream os(error);
+  SmallVector<StringRef> keys;
+  for (const auto &it : entries)
+    if (it.second.size() > 1)
+      keys.push_back(it.getKey());
+  llvm::sort(keys);
+  for (StringRef key : keys) {
+    const auto &list = entries.find(key)->second;
+    os << "op '" << key << "' is on more than one list:";
+    for (const Entry &entry : list)
+      os << " " << stringifyPrecisionClass(entry.cls) << " (" << entry.source
+         << ")";
+    os << "; remove it from all but one (e.g. "
+       << stringifyPrecisionClass(list.front().cls) << "-remove=" << key
+       << ")\n";
+  }
+  if (!error.empty())
+    error.pop_back(); // trailing newline
+  return success(keys.empty());
+}
+
+std::optional<PrecisionClass>
+PrecisionPolicy::lookup(StringRef key, std::string *source) const {
+  auto found = [&](const SmallVector<Entry, 1> &list) {
+    if (source)
+      *source = list.front().source;
+    return adjust(list.front().cls);
+  };
+  auto it = entries.find(key);
+  if (it != entries.end() && !it->second.empty())
+    return found(it->second);
+  // Wildcards: `prefix*` entries; the longest matching prefix wins.
+  const SmallVector<Entry, 1> *best = nullptr;
+  size_t bestLength = 0;
+  for (const auto &entry : entries) {
+    StringRef pattern = entry.getKey();
+    if (!pattern.contains('*') || entry.second.empty())
+      continue;
+    // A `*` may also stand in the middle: linalg.pooling_*_sum.
+    auto [head, tail] = pattern.split('*');
+    if (key.size() >= head.size() + tail.size() && key.starts_with(head) &&
+        key.ends_with(tail) && head.size() + tail.size() > bestLength) {
+      best = &entry.second;
+      bestLength = head.size() + tail.size();
+    }
+  }
+  if (best)
+    return found(*best);
+  return std::nullopt;
+}
+
+PrecisionClass PrecisionPolicy::adjust(PrecisionClass cls) const {
+  if (inferAsDeny && cls == PrecisionClass::Infer)
+    return PrecisionClass::Deny;
+  return cls;
+}
+
+//===----------------------------------------------------------------------===//
+// Classification
+//===----------------------------------------------------------------------===//
+
+/// Ops in a linalg body that say nothing about its numerics.
+static bool isNeutralBodyOp(Operation *op) {
+  return isa<arith::ConstantOp, arith::ExtFOp, arith::TruncFOp, linalg::IndexOp,
+             linalg::YieldOp>(op) ||
+         // Integer and index arithmetic.
+         llvm::none_of(op->getResultTypes(),
+                       [](Type t) { return isa<FloatType>(t); });
+}
+
+/// Orders body-op classes by strictness: the body takes its strictest op's.
+static int strictness(PrecisionClass cls) {
+  switch (cls) {
+  case PrecisionClass::Clear:
+    return 0;
+  case PrecisionClass::Infer:
+    return 1;
+  case PrecisionClass::Allow:
+    return 1; // an allow op inside a body is only arithmetic there
+  case PrecisionClass::Unlisted:
+    return 2;
+  case PrecisionClass::Deny:
+    return 3;
+  }
+  llvm_unreachable("unknown precision class");
+}
+
+std::optional<Classification>
+PrecisionPolicy::classifyLinalgBody(Operation *op) const {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+
+  BodyPattern pattern;
+  bool hasReduction = linalgOp.getNumReductionLoops() > 0;
+  bool computes = llvm::any_of(body.without_terminator(), [](Operation &o) {
+    return !isNeutralBodyOp(&o);
+  });
+  if (hasReduction && linalg::isaContractionOpInterface(linalgOp)) {
+    pattern = BodyPattern::Contraction;
+  } else if (hasReduction) {
+    // An addition that reads the accumulator (an output block argument) is a
+    // sum: mean, variance, norm and loss reductions all have one.
+    bool sums = llvm::any_of(body.without_terminator(), [&](Operation &o) {
+      if (!isa<arith::AddFOp, arith::SubFOp>(o))
+        return false;
+      return llvm::any_of(o.getOperands(), [&](Value v) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        return arg && arg.getOwner() == &body &&
+               linalgOp.isDpsInit(linalgOp.getMatchingOpOperand(arg));
+      });
+    });
+    pattern = sums ? BodyPattern::SumReduction : BodyPattern::Reduction;
+  } else if (!computes) {
+    pattern = BodyPattern::Copy;
+  } else {
+    pattern = BodyPattern::Elementwise;
+  }
+
+  std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
+  std::string source;
+  if (std::optional<PrecisionClass> cls = lookup(key, &source))
+    return Classification{*cls, (key + " (" + source + ")")};
+
+  // Otherwise the strictest body op decides.
+  PrecisionClass cls = PrecisionClass::Clear;
+  Operation *strictest = nullptr;
+  for (Operation &bodyOp : body.without_terminator()) {
+    if (isNeutralBodyOp(&bodyOp))
+      continue;
+    PrecisionClass bodyCls = lookup(bodyOp.getName().getStringRef())
+                                 .value_or(PrecisionClass::Unlisted);
+    if (!strictest || strictness(bodyCls) > strictness(cls)) {
+      cls = bodyCls == PrecisionClass::Allow ? PrecisionClass::Infer : bodyCls;
+      strictest = &bodyOp;
+    }
+  }
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  os << key;
+  if (strictest)
+    os << ", strictest body op " << strictest->getName() << " is "
+       << stringifyPrecisionClass(cls);
+  return Classification{cls, reason};
+}
+
+Classification PrecisionPolicy::classify(Operation *op) const {
+  StringRef name = op->getName().getStringRef();
+  std::string source;
+  std::optional<PrecisionClass> listed = lookup(name, &source);
+
+  // User entries (policy file, CLI) beat the interface, which beats defaults.
+  bool userEntry = listed && !StringRef(source).starts_with("default");
+  if (!userEntry) {
+    if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op)) {
+      PrecisionClass cls = adjust(iface.getAmpPrecisionClass());
+      return {cls, "AmpPrecisionOpInterface"};
+    }
+  }
+  if (listed)
+    return {
+        *listed,
+        (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
+  if (std::optional<Classification> body = classifyLinalgBody(op))
+    return *body;
+  return {PrecisionClass::Unlisted, "not on any list"};
+}
+
+//===----------------------------------------------------------------------===//
+// Policy files
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrecisionPolicy::loadFile(StringRef path, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error = ("cannot read policy file '" + path +
+             "': " + buffer.getError().message())
+                .str();
+    return failure();
+  }
+  llvm::SourceMgr sourceMgr;
+  llvm::raw_string_ostream os(error);
+  // The YAML parser reports through the SourceMgr; keep its file:line:col.
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &diag, void *context) {
+        auto &out = *static_cast<llvm::raw_string_ostream *>(context);
+        diag.print(/*ProgName=*/nullptr, out, /*ShowColors=*/false,
+                   /*ShowKindLabel=*/true);
+      },
+      &os);
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  llvm::yaml::Stream stream(
+      sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef(), sourceMgr);
+
+  auto fail = [&](llvm::yaml::Node *node, const Twine &message) {
+    sourceMgr.PrintMessage(os, node->getSourceRange().Start,
+                           llvm::SourceMgr::DK_Error, message);
+    return failure();
+  };
+
+  // Entries of this file; an op named under two classes is an error.
+  llvm::StringMap<std::pair<PrecisionClass, llvm::yaml::Node *>> fileEntries;
+  SmallVector<std::string> order;
+  for (llvm::yaml::Document &doc : stream) {
+    llvm::yaml::Node *root = doc.getRoot();
+    if (!root || isa<llvm::yaml::NullNode>(root))
+      continue;
+    auto *map = dyn_cast<llvm::yaml::MappingNode>(root);
+    if (!map)
+      return fail(root, "policy file must be a mapping from class names "
+                        "(allow, infer, clear, deny, unlisted) to op lists");
+    for (llvm::yaml::KeyValueNode &kv : *map) {
+      auto *keyNode = dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey());
+      if (!keyNode)
+        return fail(kv.getKey(), "expected a class name");
+      SmallString<16> keyStorage;
+      StringRef className = keyNode->getValue(keyStorage);
+      std::optional<PrecisionClass> cls = symbolizePrecisionClass(className);
+      if (!cls)
+        return fail(keyNode, "unknown class '" + className +
+                                 "' (expected allow, infer, clear, deny or "
+                                 "unlisted)");
+      auto *list = dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
+      if (!list)
+        return fail(kv.getValue() ? kv.getValue() : keyNode,
+                    "expected a list of op names for '" + className + "'");
+      for (llvm::yaml::Node &item : *list) {
+        auto *scalar = dyn_cast<llvm::yaml::ScalarNode>(&item);
+        if (!scalar)
+          return fail(&item, "expected an op name");
+        SmallString<32> storage;
+        std::string opName = scalar->getValue(storage).str();
+        if (opName.empty())
+          return fail(&item, "empty op name");
+        auto [it, inserted] = fileEntries.try_emplace(opName, *cls, &item);
+        if (!inserted && it->second.first != *cls)
+          return fail(&item, "op '" + opName + "' is listed as both " +
+                                 stringifyPrecisionClass(it->second.first) +
+                                 " and " + stringifyPrecisionClass(*cls));
+        if (inserted)
+          order.push_back(opName);
+      }
+    }
+  }
+  if (stream.failed()) {
+    if (error.empty())
+      error = ("cannot parse policy file '" + path + "'").str();
+    return failure();
+  }
+  std::string source = ("policy file " + llvm::sys::path::filename(path)).str();
+  for (const std::string &opName : order) {
+    PrecisionClass cls = fileEntries[opName].first;
+    // An explicit `unlisted` entry still shadows wildcards and the interface.
+    set(opName, cls, source);
+  }
+  return success();
+}

@@ -1,0 +1,383 @@
+//===- AutoMixedPrecision.cpp - The amp-auto-mixed-precision pass ---------===//
+//
+// Builds the policy from the pass options, paints the module
+// (PrecisionPainting) and rewrites it: low ops are cloned with low-precision
+// types, carried values are retyped in place, and one cast per value and
+// target type is inserted wherever a producer and a consumer disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Analysis/PrecisionPainting.h"
+#include "amp/Analysis/PrecisionPolicy.h"
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Verifier.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AUTOMIXEDPRECISIONPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// Inserts at most one cast per (value, target type), right after the value
+/// is defined so that every user (in any nested region) can share it.
+class CastCache {
+public:
+  Value get(Value value, Type target, unsigned &inserted) {
+    auto key = std::make_pair(value, target);
+    auto it = casts.find(key);
+    if (it != casts.end())
+      return it->second;
+    OpBuilder builder(value.getContext());
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      builder.setInsertionPointToStart(arg.getOwner());
+    else
+      builder.setInsertionPointAfter(value.getDefiningOp());
+    Type from = getElementTypeOrSelf(value.getType());
+    Type to = getElementTypeOrSelf(target);
+    Value cast;
+    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+      cast = arith::TruncFOp::create(builder, value.getLoc(), target, value);
+    else
+      cast = arith::ExtFOp::create(builder, value.getLoc(), target, value);
+    ++inserted;
+    casts[key] = cast;
+    return cast;
+  }
+
+private:
+  DenseMap<std::pair<Value, Type>, Value> casts;
+};
+
+struct AutoMixedPrecisionPass
+    : public amp::impl::AutoMixedPrecisionPassBase<AutoMixedPrecisionPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  FailureOr<PrecisionPolicy> buildPolicy(AmpMode modeValue);
+  Operation *retype(Operation *op, ArrayRef<Type> operandTypes,
+                    ArrayRef<Type> resultTypes, Type lowType);
+};
+
+} // namespace
+
+FailureOr<PrecisionPolicy>
+AutoMixedPrecisionPass::buildPolicy(AmpMode modeValue) {
+  ModuleOp module = getOperation();
+  PrecisionPolicy policy(modeValue);
+  std::string error;
+  if (!policyFile.empty() && failed(policy.loadFile(policyFile, error))) {
+    module.emitError() << "amp-auto-mixed-precision: " << error;
+    return failure();
+  }
+  struct Edit {
+    PrecisionClass cls;
+    const char *flag;
+    ListOption<std::string> &add, &remove;
+  } edits[] = {
+      {PrecisionClass::Allow, "allow", allowAdd, allowRemove},
+      {PrecisionClass::Infer, "infer", inferAdd, inferRemove},
+      {PrecisionClass::Clear, "clear", clearAdd, clearRemove},
+      {PrecisionClass::Deny, "deny", denyAdd, denyRemove},
+  };
+  for (Edit &edit : edits)
+    policy.removeFrom(edit.cls, edit.remove);
+  for (Edit &edit : edits)
+    policy.addTo(edit.cls, edit.add, (Twine(edit.flag) + "-add").str());
+  if (failed(policy.verifyNoConflicts(error))) {
+    module.emitError() << "amp-auto-mixed-precision: " << error;
+    return failure();
+  }
+  return policy;
+}
+
+/// Re-creates the body of a named linalg op for its new element types with
+/// the op's own region builder (so e.g. a matmul extends f16 inputs to its
+/// f32 accumulator).
+static void rebuildNamedLinalgBody(Operation *op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  auto regionBuilder = linalgOp.getRegionBuilder();
+  Region &region = op->getRegion(0);
+  region.dropAllReferences();
+  region.getBlocks().clear();
+  Block *block = new Block();
+  region.push_back(block);
+  for (Value operand : op->getOperands())
+    block->addArgument(getElementTypeOrSelf(operand.getType()), op->getLoc());
+  ImplicitLocOpBuilder builder(op->getLoc(), op->getContext());
+  builder.setInsertionPointToStart(block);
+  regionBuilder(builder, *block, op->getAttrs(),
+                [&]() { return op->emitError(); });
+}
+
+/// Retypes the explicit body of linalg.generic / map / reduce: low block
+/// arguments are extended to f32 on entry and low outputs truncated on
+/// yield, so the body keeps computing in f32 while storage is low.
+static void patchExplicitLinalgBody(Operation *op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  Block &body = op->getRegion(0).front();
+  OpBuilder builder(op->getContext());
+  unsigned numInputs = linalgOp.getNumDpsInputs();
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned index = arg.getArgNumber();
+    if (body.getNumArguments() != op->getNumOperands() && index >= numInputs)
+      continue;
+    Type want = getElementTypeOrSelf(op->getOperand(index).getType());
+    Type have = arg.getType();
+    if (want == have || !isa<FloatType>(want) || !isa<FloatType>(have))
+      continue;
+    arg.setType(want);
+    builder.setInsertionPointToStart(&body);
+    auto ext = arith::ExtFOp::create(builder, arg.getLoc(), have, arg);
+    arg.replaceAllUsesExcept(ext, ext);
+  }
+  Operation *yield = body.getTerminator();
+  builder.setInsertionPoint(yield);
+  for (OpOperand &operand : yield->getOpOperands()) {
+    Type want = getElementTypeOrSelf(
+        op->getResult(operand.getOperandNumber()).getType());
+    if (operand.get().getType() != want && isa<FloatType>(want))
+      operand.set(arith::TruncFOp::create(builder, operand.get().getLoc(), want,
+                                          operand.get()));
+  }
+}
+
+/// Converts f32 float attributes tied to the op's element type (e.g.
+/// tosa.clamp's bounds). Fails if a value does not fit `lowType`.
+static LogicalResult convertFloatAttrs(Operation *op, FloatType lowType) {
+  for (NamedAttribute attr : op->getAttrs()) {
+    auto floatAttr = dyn_cast<FloatAttr>(attr.getValue());
+    if (!floatAttr || !floatAttr.getType().isF32())
+      continue;
+    APFloat value = floatAttr.getValue();
+    bool losesInfo = false;
+    APFloat::opStatus status = value.convert(
+        lowType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    if (status & APFloat::opOverflow)
+      return failure();
+    op->setAttr(attr.getName(), FloatAttr::get(lowType, value));
+  }
+  return success();
+}
+
+Operation *AutoMixedPrecisionPass::retype(Operation *op,
+                                          ArrayRef<Type> operandTypes,
+                                          ArrayRef<Type> resultTypes,
+                                          Type lowType) {
+  OpBuilder builder(op);
+  // Stand-ins of the new operand types, so the clone can be verified before
+  // anything is committed; the real casts are inserted later.
+  SmallVector<Operation *> standIns;
+  SmallVector<Value> trialOperands;
+  for (auto [operand, type] : llvm::zip(op->getOperands(), operandTypes)) {
+    if (operand.getType() == type) {
+      trialOperands.push_back(operand);
+      continue;
+    }
+    auto standIn = UnrealizedConversionCastOp::create(builder, op->getLoc(),
+                                                      type, operand);
+    standIns.push_back(standIn);
+    trialOperands.push_back(standIn.getResult(0));
+  }
+  Operation *clone = builder.clone(*op);
+  clone->setOperands(trialOperands);
+  for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
+    result.setType(type);
+
+  bool ok;
+  {
+    // A failed trial is not an error: the op just stays f32.
+    ScopedDiagnosticHandler silence(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+    ok = true;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
+      if (linalgOp.getRegionBuilder())
+        rebuildNamedLinalgBody(clone);
+      else
+        patchExplicitLinalgBody(clone);
+    } else {
+      ok = succeeded(convertFloatAttrs(clone, cast<FloatType>(lowType)));
+      // Regions that yield the element of a low result (tensor.pad).
+      OpBuilder inner(op->getContext());
+      for (Region &region : clone->getRegions())
+        for (Block &block : region) {
+          if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
+            continue;
+          Operation *terminator = &block.back();
+          inner.setInsertionPoint(terminator);
+          for (OpOperand &operand : terminator->getOpOperands())
+            if (operand.get().getType().isF32())
+              operand.set(arith::TruncFOp::create(inner, operand.get().getLoc(),
+                                                  lowType, operand.get()));
+        }
+    }
+    ok = ok && succeeded(verify(clone));
+  }
+  clone->setOperands(op->getOperands());
+  for (Operation *standIn : standIns)
+    standIn->erase();
+  if (!ok) {
+    clone->erase();
+    return nullptr;
+  }
+  return clone;
+}
+
+void AutoMixedPrecisionPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  std::optional<AmpMode> modeValue = parseAmpMode(mode);
+  if (!modeValue) {
+    module.emitError() << "amp-auto-mixed-precision: unknown mode '" << mode
+                       << "' (expected f16 or bf16)";
+    return signalPassFailure();
+  }
+  std::optional<AmpLevel> levelValue = parseAmpLevel(level);
+  if (!levelValue) {
+    module.emitError() << "amp-auto-mixed-precision: unknown level '" << level
+                       << "' (expected default, tensor-cores-only or "
+                          "treat-infer-as-deny)";
+    return signalPassFailure();
+  }
+  FailureOr<PrecisionPolicy> policy = buildPolicy(*modeValue);
+  if (failed(policy))
+    return signalPassFailure();
+  if (*levelValue == AmpLevel::TreatInferAsDeny)
+    policy->treatInferAsDeny();
+
+  PaintingOptions paintingOptions;
+  paintingOptions.mode = *modeValue;
+  paintingOptions.level = *levelValue;
+  paintingOptions.keepPublicSignatures = keepPublicSignatures;
+  PrecisionPainting painting(module, *policy, paintingOptions);
+
+  FloatType lowType = *modeValue == AmpMode::F16
+                          ? FloatType(Float16Type::get(ctx))
+                          : FloatType(BFloat16Type::get(ctx));
+  auto lowOf = [&](Type type) { return withElementType(type, lowType); };
+  auto f32Of = [&](Type type) {
+    return withElementType(type, Float32Type::get(ctx));
+  };
+
+  if (explain) {
+    for (const PrecisionPainting::Node &node : painting.getNodes()) {
+      StringRef precision = node.low ? "low" : "f32";
+      if (node.op)
+        node.op->emitRemark() << "amp: " << precision << ": " << node.reason;
+      else
+        emitRemark(node.members.front().getLoc())
+            << "amp: carried value " << precision << ": " << node.reason;
+    }
+  }
+
+  // Desired operand types of the new ops; values whose type changed.
+  DenseMap<Operation *, SmallVector<Type>> desiredOperands;
+  SmallVector<Value> retyped;
+  SmallVector<OpOperand *> slots;
+  SmallVector<Operation *> replaced;
+
+  for (const PrecisionPainting::Node &node : painting.getNodes()) {
+    if (!node.op)
+      continue;
+    Operation *op = node.op;
+    if (!node.low) {
+      ++numOpsF32;
+      continue;
+    }
+    PrecisionClass cls = node.classification.cls;
+    SmallVector<Type> operandTypes, resultTypes;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Type type = operand.get().getType();
+      bool low = PrecisionPainting::operandRole(op, operand.getOperandNumber(),
+                                                cls) == SlotRole::Painted;
+      operandTypes.push_back(low ? lowOf(type) : type);
+    }
+    for (OpResult result : op->getResults()) {
+      bool low = PrecisionPainting::resultRole(op, result.getResultNumber(),
+                                               cls) == SlotRole::Painted;
+      resultTypes.push_back(low ? lowOf(result.getType()) : result.getType());
+    }
+    Operation *newOp = retype(op, operandTypes, resultTypes, lowType);
+    if (!newOp) {
+      op->emitWarning() << "amp: cannot run " << op->getName() << " in "
+                        << lowType << " (the op does not verify with "
+                        << lowType << " types); kept f32";
+      ++numOpsF32;
+      continue;
+    }
+    ++numOpsLow;
+    desiredOperands[newOp] = operandTypes;
+    for (OpOperand &operand : newOp->getOpOperands())
+      slots.push_back(&operand);
+    for (auto [oldResult, newResult] :
+         llvm::zip(op->getResults(), newOp->getResults())) {
+      oldResult.replaceAllUsesWith(newResult);
+      if (oldResult.getType() != newResult.getType())
+        retyped.push_back(newResult);
+    }
+    replaced.push_back(op);
+  }
+  for (Operation *op : llvm::reverse(replaced))
+    op->erase();
+
+  for (const PrecisionPainting::Node &node : painting.getNodes()) {
+    if (node.op || !node.low)
+      continue;
+    ++numValuesCarried;
+    for (Value member : node.members) {
+      member.setType(lowOf(member.getType()));
+      retyped.push_back(member);
+    }
+    for (OpOperand *operand : node.forwarded)
+      slots.push_back(operand);
+  }
+  for (Value value : retyped)
+    for (OpOperand &use : value.getUses())
+      slots.push_back(&use);
+
+  // One cast per value and type wherever producer and consumer disagree.
+  CastCache casts;
+  unsigned inserted = 0;
+  for (OpOperand *slot : slots) {
+    Type have = slot->get().getType();
+    Type want;
+    auto it = desiredOperands.find(slot->getOwner());
+    if (it != desiredOperands.end()) {
+      want = it->second[slot->getOperandNumber()];
+    } else if (const PrecisionPainting::Node *group =
+                   painting.lookupGroup(*slot)) {
+      want = group->low ? lowOf(have) : f32Of(have);
+    } else {
+      want = f32Of(have);
+    }
+    if (have != want)
+      slot->set(casts.get(slot->get(), want, inserted));
+  }
+  numCastsInserted += inserted;
+
+  // Specialised functions take the types of their entry block and returns.
+  module.walk([&](func::FuncOp func) {
+    if (!painting.isSpecializable(func))
+      return;
+    SmallVector<Type> results(func.getResultTypes());
+    func.walk([&](func::ReturnOp ret) {
+      results.assign(ret.getOperandTypes().begin(),
+                     ret.getOperandTypes().end());
+    });
+    func.setType(FunctionType::get(
+        ctx, func.getBody().front().getArgumentTypes(), results));
+  });
+}

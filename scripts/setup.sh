@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what amp-opt needs on Debian (idempotent): MLIR/LLVM 22, CMake,
+# Ninja, GoogleTest. Runs apt-get only when something is missing.
+set -euo pipefail
+
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake
+          ninja-build g++ libgtest-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi

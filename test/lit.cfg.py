@@ -1,0 +1,26 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "AMP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lib", "Inputs", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.amp_obj_root, "test")
+
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%amp_libs", config.amp_libs_dir))
+config.substitutions.append(("%amp_src", config.amp_src_root))
+config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(("%PYTHON", "python3"))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = ["amp-opt", "mlir-opt", "mlir-runner"]
+llvm_config.add_tool_substitutions(
+    tools, [config.amp_tools_dir, config.llvm_tools_dir])
