@@ -138,6 +138,8 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
     branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
     for (RegionSuccessor &successor : successors) {
       OperandRange forwarded = branch.getEntrySuccessorOperands(successor);
+      if (forwarded.empty())
+        continue;
       ValueRange inputs = successor.getSuccessorInputs();
       unsigned begin = forwarded.getBeginOperandIndex();
       for (auto [i, input] : llvm::enumerate(inputs))
@@ -227,7 +229,7 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
         node.members.push_back(value);
       }
     }
-    if (!allF32 || node.members.empty())
+    if (!allF32 || (node.members.empty() && node.forwarded.empty()))
       continue;
     if (options.level == AmpLevel::TensorCoresOnly) {
       node.fixed = true;
@@ -347,9 +349,147 @@ static std::string describe(const PrecisionPainting::Node &node) {
   llvm::raw_string_ostream os(text);
   if (node.op)
     os << node.op->getName() << " at " << node.op->getLoc();
-  else if (!node.members.empty())
-    os << "carried value at " << node.members.front().getLoc();
+  else
+    os << "carried value at " << node.getLoc();
   return text;
+}
+
+Location PrecisionPainting::Node::getLoc() const {
+  if (op)
+    return op->getLoc();
+  if (!members.empty())
+    return members.front().getLoc();
+  return forwarded.front()->getOwner()->getLoc();
+}
+
+/// Elements of a value, for the byte cost model (dynamic sizes count as 1).
+static int64_t numElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return 1;
+  int64_t count = 1;
+  for (int64_t size : shaped.getShape())
+    count *= ShapedType::isDynamic(size) ? 1 : size;
+  return count;
+}
+
+bool PrecisionPainting::producesLow(Value value) const {
+  std::optional<unsigned> id = producerNode(value);
+  if (!id || !nodes[*id].low)
+    return false;
+  const Node &node = nodes[*id];
+  if (!node.op)
+    return true;
+  return resultRole(node.op, cast<OpResult>(value).getResultNumber(),
+                    node.classification.cls) == SlotRole::Painted;
+}
+
+std::optional<unsigned> PrecisionPainting::consumerNode(OpOperand &use) const {
+  auto group = groupOf.find(&use);
+  if (group != groupOf.end())
+    return group->second;
+  auto it = opNodes.find(use.getOwner());
+  if (it == opNodes.end())
+    return std::nullopt;
+  const Node &node = nodes[it->second];
+  if (operandRole(node.op, use.getOperandNumber(), node.classification.cls) !=
+      SlotRole::Painted)
+    return std::nullopt;
+  return it->second;
+}
+
+bool PrecisionPainting::wantsLow(OpOperand &use) const {
+  std::optional<unsigned> id = consumerNode(use);
+  return id && nodes[*id].low;
+}
+
+/// Clear ops are exact in either precision, so a connected group of low clear
+/// nodes may as well run in f32 when that moves fewer bytes: its own traffic
+/// (2 or 4 bytes per element of each f32 slot) plus 6 bytes per element of
+/// every cast at its border. TensorFlow's flood would keep e.g.
+/// matmul -> reshape -> exp low and pay two casts; here it stays f32. Ties
+/// stay low.
+void PrecisionPainting::economizeClearComponents() {
+  std::vector<char> seen(nodes.size(), 0);
+  for (unsigned start = 0, e = nodes.size(); start < e; ++start) {
+    const Node &first = nodes[start];
+    if (seen[start] || !first.low ||
+        first.classification.cls != PrecisionClass::Clear)
+      continue;
+    // The component: low clear nodes connected to `start`.
+    SmallVector<unsigned> component{start}, stack{start};
+    seen[start] = 1;
+    llvm::SmallDenseSet<unsigned> inComponent{start};
+    while (!stack.empty()) {
+      unsigned id = stack.pop_back_val();
+      for (ArrayRef<unsigned> list :
+           {ArrayRef(nodes[id].preds), ArrayRef(nodes[id].succs)})
+        for (unsigned next : list)
+          if (!seen[next] && nodes[next].low &&
+              nodes[next].classification.cls == PrecisionClass::Clear) {
+            seen[next] = 1;
+            inComponent.insert(next);
+            component.push_back(next);
+            stack.push_back(next);
+          }
+    }
+    auto inside = [&](std::optional<unsigned> id) {
+      return id && inComponent.contains(*id);
+    };
+
+    int64_t costLow = 0, costF32 = 0;
+    llvm::SmallDenseSet<Value> inputsSeen;
+    auto input = [&](Value value) {
+      if (inside(producerNode(value)) || !inputsSeen.insert(value).second)
+        return;
+      (producesLow(value) ? costF32 : costLow) +=
+          6 * numElements(value.getType());
+    };
+    auto output = [&](Value value, bool traffic) {
+      int64_t elements = numElements(value.getType());
+      bool toLow = false, toF32 = false;
+      for (OpOperand &use : value.getUses()) {
+        if (inside(consumerNode(use)))
+          continue;
+        (wantsLow(use) ? toLow : toF32) = true;
+      }
+      costLow += toF32 ? 6 * elements : 0;
+      costF32 += toLow ? 6 * elements : 0;
+      if (traffic) {
+        costLow += 2 * elements;
+        costF32 += 4 * elements;
+      }
+    };
+    for (unsigned id : component) {
+      const Node &node = nodes[id];
+      if (node.op) {
+        for (OpOperand &operand : node.op->getOpOperands())
+          if (operandRole(node.op, operand.getOperandNumber(),
+                          PrecisionClass::Clear) == SlotRole::Painted) {
+            input(operand.get());
+            costLow += 2 * numElements(operand.get().getType());
+            costF32 += 4 * numElements(operand.get().getType());
+          }
+        for (Value result : node.op->getResults())
+          if (isF32Like(result.getType()))
+            output(result, /*traffic=*/true);
+      } else {
+        for (OpOperand *operand : node.forwarded)
+          input(operand->get());
+        for (Value member : node.members)
+          output(member, /*traffic=*/false);
+      }
+    }
+    if (costF32 >= costLow)
+      continue;
+    for (unsigned id : component) {
+      nodes[id].low = false;
+      nodes[id].reason = "clear: kept f32, its casts would move more bytes "
+                         "than running it in f32 (" +
+                         std::to_string(costF32) + " vs " +
+                         std::to_string(costLow) + " bytes/step)";
+    }
+  }
 }
 
 void PrecisionPainting::paint() {
@@ -473,6 +613,9 @@ void PrecisionPainting::paint() {
     nodes[id].reason = "clear: next to low-precision " + describe(nodes[from]);
   };
   dfs(lowSeeds, Both, clearOpen, paintClear);
+
+  if (options.castEconomy)
+    economizeClearComponents();
 
   // Remaining reasons.
   for (Node &node : nodes) {

@@ -262,6 +262,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
   paintingOptions.mode = *modeValue;
   paintingOptions.level = *levelValue;
   paintingOptions.keepPublicSignatures = keepPublicSignatures;
+  paintingOptions.castEconomy = castEconomy;
   PrecisionPainting painting(module, *policy, paintingOptions);
 
   FloatType lowType = *modeValue == AmpMode::F16
@@ -278,7 +279,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
       if (node.op)
         node.op->emitRemark() << "amp: " << precision << ": " << node.reason;
       else
-        emitRemark(node.members.front().getLoc())
+        emitRemark(node.getLoc())
             << "amp: carried value " << precision << ": " << node.reason;
     }
   }

@@ -41,6 +41,9 @@ struct PaintingOptions {
   AmpMode mode = AmpMode::F16;
   AmpLevel level = AmpLevel::Default;
   bool keepPublicSignatures = true;
+  /// Keep low clear regions in f32 where that moves fewer bytes than the
+  /// casts around them (false: TensorFlow's painting, unchanged).
+  bool castEconomy = true;
 };
 
 class PrecisionPainting {
@@ -59,6 +62,9 @@ public:
     /// Group nodes: the values of the group and the operands forwarded to it.
     SmallVector<Value, 2> members;
     SmallVector<OpOperand *, 2> forwarded;
+
+    /// The op's location, or that of the group's first value.
+    Location getLoc() const;
   };
 
   PrecisionPainting(ModuleOp module, const PrecisionPolicy &policy,
@@ -87,6 +93,11 @@ private:
   void buildOpNodes(Region &region);
   void buildEdges();
   void paint();
+  void economizeClearComponents();
+  /// Whether `value` will be low after the rewrite / `use` wants it low.
+  bool producesLow(Value value) const;
+  bool wantsLow(OpOperand &use) const;
+  std::optional<unsigned> consumerNode(OpOperand &use) const;
 
   std::optional<unsigned> producerNode(Value value) const;
   unsigned addNode(Node node);

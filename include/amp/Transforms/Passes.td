@@ -73,6 +73,9 @@ def AutoMixedPrecisionPass
            /*default=*/"true",
            "Keep the f32 signature of public functions (false: their "
            "arguments and results are painted like any other value)">,
+    Option<"castEconomy", "cast-economy", "bool", /*default=*/"true",
+           "Keep a low clear region in f32 where its border casts would "
+           "move more bytes (false: TensorFlow's painting unchanged)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark per op: its class and why it ended up low or f32">,
   ];
