@@ -589,16 +589,19 @@ void PrecisionPainting::paint() {
         lowSeeds.push_back(id);
       });
   if (options.mode == AmpMode::BF16) {
+    // In program order, so chains of infer ops after an allow op follow it;
+    // a deny input vetoes (TensorFlow's AddInferToAllowIfFollowAllow).
     for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
       if (!open(id) || nodes[id].low || !is(id, PrecisionClass::Infer))
         continue;
-      auto it = llvm::find_if(nodes[id].preds, [&](unsigned pred) {
-        return is(pred, PrecisionClass::Allow) && nodes[pred].low;
-      });
-      if (it == nodes[id].preds.end())
+      const auto &preds = nodes[id].preds;
+      if (llvm::any_of(preds, [&](unsigned p) { return nodes[p].deny; }))
+        continue;
+      auto it = llvm::find_if(preds, [&](unsigned p) { return nodes[p].low; });
+      if (it == preds.end())
         continue;
       nodes[id].low = true;
-      nodes[id].reason = "infer: follows allow op " + describe(nodes[*it]) +
+      nodes[id].reason = "infer: follows low-precision " + describe(nodes[*it]) +
                          " (bf16), runs low";
       lowSeeds.push_back(id);
     }

@@ -225,13 +225,13 @@ void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
 void PrecisionPolicy::removeFrom(PrecisionClass list,
                                  ArrayRef<std::string> names) {
   for (const std::string &name : names) {
-    auto it = entries.find(name);
-    if (it == entries.end())
-      continue;
-    llvm::erase_if(it->second,
+    auto &existing = entries[name];
+    llvm::erase_if(existing,
                    [&](const Entry &entry) { return entry.cls == list; });
-    if (it->second.empty())
-      entries.erase(it);
+    // A removed op is unlisted: it must not fall back to its body's class.
+    if (existing.empty())
+      existing.push_back({PrecisionClass::Unlisted,
+                          (stringifyPrecisionClass(list) + "-remove").str()});
   }
 }
 
@@ -239,6 +239,9 @@ void PrecisionPolicy::addTo(PrecisionClass list, ArrayRef<std::string> names,
                             StringRef source) {
   for (const std::string &name : names) {
     auto &existing = entries[name];
+    llvm::erase_if(existing, [](const Entry &entry) {
+      return entry.cls == PrecisionClass::Unlisted;
+    });
     if (llvm::none_of(existing,
                       [&](const Entry &entry) { return entry.cls == list; }))
       existing.push_back({list, source.str()});
