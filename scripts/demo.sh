@@ -6,5 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 build=${AMP_BUILD_DIR:-build}
-"$build/bin/amp-opt" examples/chain.mlir --amp \
-  --mlir-pass-statistics --mlir-pass-statistics-display=list
+"$build/bin/amp-opt" examples/chain.mlir --amp='stats=true'

@@ -277,6 +277,7 @@ void PrecisionPainting::buildOpNodes(Region &region) {
       if (isSource(&op)) {
         node.classification = {PrecisionClass::Clear, "source"};
         node.fixed = true;
+        node.source = true;
         node.reason = "source: kept f32, amp-optimize-casts folds its casts";
       } else {
         node.classification = policy.classify(&op);

@@ -9,6 +9,7 @@
 
 #include "amp/Analysis/PrecisionPainting.h"
 #include "amp/Analysis/PrecisionPolicy.h"
+#include "amp/Transforms/PassStatistics.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -130,6 +131,7 @@ static void patchExplicitLinalgBody(Operation *op) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
   Block &body = op->getRegion(0).front();
   OpBuilder builder(op->getContext());
+  builder.setInsertionPointToStart(&body);
   unsigned numInputs = linalgOp.getNumDpsInputs();
   for (BlockArgument arg : body.getArguments()) {
     unsigned index = arg.getArgNumber();
@@ -140,7 +142,10 @@ static void patchExplicitLinalgBody(Operation *op) {
     if (want == have || !isa<FloatType>(want) || !isa<FloatType>(have))
       continue;
     arg.setType(want);
-    builder.setInsertionPointToStart(&body);
+    // Unused arguments (the `outs` of an elementwise op) need no extension.
+    if (arg.use_empty())
+      continue;
+    // In argument order, after the extensions already inserted.
     auto ext = arith::ExtFOp::create(builder, arg.getLoc(), have, arg);
     arg.replaceAllUsesExcept(ext, ext);
   }
@@ -149,15 +154,30 @@ static void patchExplicitLinalgBody(Operation *op) {
   for (OpOperand &operand : yield->getOpOperands()) {
     Type want = getElementTypeOrSelf(
         op->getResult(operand.getOperandNumber()).getType());
-    if (operand.get().getType() != want && isa<FloatType>(want))
-      operand.set(arith::TruncFOp::create(builder, operand.get().getLoc(), want,
-                                          operand.get()));
+    Value value = operand.get();
+    if (value.getType() == want || !isa<FloatType>(want))
+      continue;
+    // A value that is only moved (copy, transpose, broadcast bodies) is
+    // yielded as it came in: trunc(ext(x)) == x.
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>();
+        ext && ext.getIn().getType() == want) {
+      operand.set(ext.getIn());
+      if (ext->use_empty())
+        ext->erase();
+      continue;
+    }
+    operand.set(arith::TruncFOp::create(builder, value.getLoc(), want, value));
   }
 }
 
 /// Converts f32 float attributes tied to the op's element type (e.g.
-/// tosa.clamp's bounds). Fails if a value does not fit `lowType`.
-static LogicalResult convertFloatAttrs(Operation *op, FloatType lowType) {
+/// tosa.clamp's bounds) to `lowType`. A finite value beyond `lowType`'s range
+/// saturates to its largest finite value of the same sign: a bound of
+/// +-FLT_MAX (TOSA's "no bound", e.g. a ReLU clamp) still bounds nothing for
+/// finite low-precision data, where rounding it would give an infinity (and
+/// bf16 cannot hold FLT_MAX either). Returns whether any attribute changed.
+static bool convertFloatAttrs(Operation *op, FloatType lowType) {
+  bool changed = false;
   for (NamedAttribute attr : op->getAttrs()) {
     auto floatAttr = dyn_cast<FloatAttr>(attr.getValue());
     if (!floatAttr || !floatAttr.getType().isF32())
@@ -167,10 +187,12 @@ static LogicalResult convertFloatAttrs(Operation *op, FloatType lowType) {
     APFloat::opStatus status = value.convert(
         lowType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
     if (status & APFloat::opOverflow)
-      return failure();
+      value = APFloat::getLargest(lowType.getFloatSemantics(),
+                                  floatAttr.getValue().isNegative());
     op->setAttr(attr.getName(), FloatAttr::get(lowType, value));
+    changed = true;
   }
-  return success();
+  return changed;
 }
 
 Operation *AutoMixedPrecisionPass::retype(Operation *op,
@@ -202,17 +224,22 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
     // A failed trial is not an error: the op just stays f32.
     ScopedDiagnosticHandler silence(op->getContext(),
                                     [](Diagnostic &) { return success(); });
-    ok = true;
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
       if (linalgOp.getRegionBuilder())
         rebuildNamedLinalgBody(clone);
       else
         patchExplicitLinalgBody(clone);
+      ok = succeeded(verify(clone));
     } else {
-      ok = succeeded(convertFloatAttrs(clone, cast<FloatType>(lowType)));
-      // Regions that yield the element of a low result (tensor.pad).
+      // Regions that yield the element of a low result (tensor.pad): the
+      // yielded f32 value is truncated inside the region.
+      bool lowResult = llvm::any_of(resultTypes, [&](Type type) {
+        return getElementTypeOrSelf(type) == lowType;
+      });
       OpBuilder inner(op->getContext());
-      for (Region &region : clone->getRegions())
+      for (Region &region : clone->getRegions()) {
+        if (!lowResult)
+          break;
         for (Block &block : region) {
           if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
             continue;
@@ -223,8 +250,19 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
               operand.set(arith::TruncFOp::create(inner, operand.get().getLoc(),
                                                   lowType, operand.get()));
         }
+      }
+      // f32 attributes usually follow the element type (tosa.clamp's
+      // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
+      // tried again with them unchanged.
+      SmallVector<NamedAttribute> attrs(clone->getAttrs());
+      bool converted = convertFloatAttrs(clone, cast<FloatType>(lowType));
+      ok = succeeded(verify(clone));
+      if (!ok && converted) {
+        for (NamedAttribute attr : attrs)
+          clone->setAttr(attr.getName(), attr.getValue());
+        ok = succeeded(verify(clone));
+      }
     }
-    ok = ok && succeeded(verify(clone));
   }
   clone->setOperands(op->getOperands());
   for (Operation *standIn : standIns)
@@ -284,6 +322,9 @@ void AutoMixedPrecisionPass::runOnOperation() {
     }
   }
 
+  // Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
+  uint64_t opsLow = 0, opsF32 = 0, carried = 0;
+
   // Desired operand types of the new ops; values whose type changed.
   DenseMap<Operation *, SmallVector<Type>> desiredOperands;
   SmallVector<Value> retyped;
@@ -295,7 +336,8 @@ void AutoMixedPrecisionPass::runOnOperation() {
       continue;
     Operation *op = node.op;
     if (!node.low) {
-      ++numOpsF32;
+      if (!node.source)
+        ++opsF32;
       continue;
     }
     PrecisionClass cls = node.classification.cls;
@@ -316,10 +358,10 @@ void AutoMixedPrecisionPass::runOnOperation() {
       op->emitWarning() << "amp: cannot run " << op->getName() << " in "
                         << lowType << " (the op does not verify with "
                         << lowType << " types); kept f32";
-      ++numOpsF32;
+      ++opsF32;
       continue;
     }
-    ++numOpsLow;
+    ++opsLow;
     desiredOperands[newOp] = operandTypes;
     for (OpOperand &operand : newOp->getOpOperands())
       slots.push_back(&operand);
@@ -337,7 +379,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (node.op || !node.low)
       continue;
-    ++numValuesCarried;
+    ++carried;
     for (Value member : node.members) {
       member.setType(lowOf(member.getType()));
       retyped.push_back(member);
@@ -367,7 +409,15 @@ void AutoMixedPrecisionPass::runOnOperation() {
     if (have != want)
       slot->set(casts.get(slot->get(), want, inserted));
   }
+  numOpsLow += opsLow;
+  numOpsF32 += opsF32;
+  numValuesCarried += carried;
   numCastsInserted += inserted;
+  if (printStats)
+    printPassStatistics(getArgument(), {{"ops-converted", opsLow},
+                                        {"ops-kept-f32", opsF32},
+                                        {"casts-inserted", inserted},
+                                        {"carried-values-low", carried}});
 
   // Specialised functions take the types of their entry block and returns.
   module.walk([&](func::FuncOp func) {

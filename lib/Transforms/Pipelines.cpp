@@ -14,8 +14,11 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   ampOptions.mode = options.mode;
   ampOptions.policyFile = options.policy;
   ampOptions.explain = options.explain;
+  ampOptions.printStats = options.stats;
   pm.addPass(createAutoMixedPrecisionPass(ampOptions));
-  pm.addPass(createOptimizeCastsPass());
+  OptimizeCastsPassOptions castOptions;
+  castOptions.printStats = options.stats;
+  pm.addPass(createOptimizeCastsPass(castOptions));
 }
 
 void mlir::amp::registerAmpPipelines() {
@@ -32,6 +35,7 @@ void mlir::amp::registerAmpPipelines() {
         explained.mode = options.mode;
         explained.policy = options.policy;
         explained.explain = true;
+        explained.stats = options.stats;
         buildAmpPipeline(pm, explained);
       });
 }

@@ -34,3 +34,12 @@ func.func @chain(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> 
   %r = math.tanh %mm : tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// Statistics (printed by the pass: Debian's Release MLIR has no
+// --mlir-pass-statistics).
+// RUN: amp-opt %s --amp-auto-mixed-precision='stats=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// STATS:      amp-auto-mixed-precision statistics:
+// STATS-NEXT:   2 ops-converted
+// STATS-NEXT:   6 ops-kept-f32
+// STATS-NEXT:   3 casts-inserted
+// STATS-NEXT:   0 carried-values-low

@@ -54,6 +54,8 @@ public:
     Classification classification;
     /// Never low: unlisted ops, sources, mixed-type groups, level limits.
     bool fixed = false;
+    /// Constants and empty tensors: f32 values from no f32 operands.
+    bool source = false;
     bool deny = false;
     bool low = false;
     /// Why the node ended up low or f32 (for --amp-explain).

@@ -22,6 +22,9 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<bool> explain{*this, "explain",
                                     llvm::cl::desc("Emit one remark per op"),
                                     llvm::cl::init(false)};
+  PassOptions::Option<bool> stats{
+      *this, "stats", llvm::cl::desc("Print each pass's statistics to stderr"),
+      llvm::cl::init(false)};
 };
 
 /// Adds amp-auto-mixed-precision and amp-optimize-casts to `pm`.

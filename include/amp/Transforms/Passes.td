@@ -78,6 +78,9 @@ def AutoMixedPrecisionPass
            "move more bytes (false: TensorFlow's painting unchanged)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark per op: its class and why it ended up low or f32">,
+    Option<"printStats", "stats", "bool", /*default=*/"false",
+           "Print the statistics to stderr (Debian's Release MLIR has no "
+           "--mlir-pass-statistics)">,
   ];
   let statistics = [
     Statistic<"numOpsLow", "ops-converted",
@@ -107,6 +110,11 @@ def OptimizeCastsPass : Pass<"amp-optimize-casts", "::mlir::ModuleOp"> {
       each is cast once per call.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"printStats", "stats", "bool", /*default=*/"false",
+           "Print the statistics to stderr (Debian's Release MLIR has no "
+           "--mlir-pass-statistics)">,
+  ];
   let statistics = [
     Statistic<"numCastsRemoved", "casts-removed",
               "Casts folded away or merged">,
