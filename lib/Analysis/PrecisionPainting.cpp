@@ -166,17 +166,21 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
   });
 
   // Functions called only directly from this module can be specialised.
-  SymbolTableCollection symbolTables;
+  // One walk collects every symbol use (not one walk per function).
+  llvm::StringMap<SmallVector<Operation *>> users;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(module.getOperation()))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
+  // Nested symbol tables (modules inside the module) are walked the same way.
   module.walk([&](func::FuncOp func) {
-    if (func.isExternal() || (func.isPublic() && options.keepPublicSignatures))
-      return;
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (!uses)
+    if (func.isExternal() ||
+        (func.isPublic() && options.keepPublicSignatures) ||
+        func->getParentOp() != module.getOperation())
       return;
     SmallVector<func::CallOp> calls;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
+    for (Operation *user : users.lookup(func.getSymName())) {
+      auto call = dyn_cast<func::CallOp>(user);
       if (!call)
         return; // address taken: keep the signature
       calls.push_back(call);

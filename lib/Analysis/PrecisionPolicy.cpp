@@ -397,6 +397,21 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
 }
 
 Classification PrecisionPolicy::classify(Operation *op) const {
+  // Linalg ops fall back to their body and interface ops may answer per op;
+  // everything else is classified once per op name.
+  bool perOp = isa<linalg::LinalgOp, AmpPrecisionOpInterface>(op);
+  if (!perOp) {
+    auto it = byName.find(op->getName());
+    if (it != byName.end())
+      return it->second;
+  }
+  Classification result = classifyUncached(op);
+  if (!perOp)
+    byName[op->getName()] = result;
+  return result;
+}
+
+Classification PrecisionPolicy::classifyUncached(Operation *op) const {
   StringRef name = op->getName().getStringRef();
   std::string source;
   std::optional<PrecisionClass> listed = lookup(name, &source);
@@ -410,9 +425,8 @@ Classification PrecisionPolicy::classify(Operation *op) const {
     }
   }
   if (listed)
-    return {
-        *listed,
-        (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
+    return {*listed,
+            (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
   if (std::optional<Classification> body = classifyLinalgBody(op))
     return *body;
   return {PrecisionClass::Unlisted, "not on any list"};

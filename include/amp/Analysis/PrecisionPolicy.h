@@ -13,7 +13,9 @@
 #include "amp/Interfaces/PrecisionClass.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "mlir/IR/OperationSupport.h"
 
 #include <string>
 
@@ -88,10 +90,13 @@ private:
   llvm::StringMap<SmallVector<Entry, 1>> entries;
   AmpMode mode;
   bool inferAsDeny = false;
+  /// classify() results of ops whose class depends on their name only.
+  mutable DenseMap<OperationName, Classification> byName;
 
   void set(StringRef key, PrecisionClass cls, StringRef source);
   PrecisionClass adjust(PrecisionClass cls) const;
   std::optional<Classification> classifyLinalgBody(Operation *op) const;
+  Classification classifyUncached(Operation *op) const;
 };
 
 } // namespace mlir::amp
