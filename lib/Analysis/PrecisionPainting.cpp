@@ -167,14 +167,16 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
 
   // Functions called only directly from this module can be specialised.
   // One walk collects every symbol use (not one walk per function).
+  // Without a complete list of uses (unknown ops that may be symbol tables)
+  // nothing is specialised.
   llvm::StringMap<SmallVector<Operation *>> users;
-  if (std::optional<SymbolTable::UseRange> uses =
-          SymbolTable::getSymbolUses(module.getOperation()))
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (uses)
     for (const SymbolTable::SymbolUse &use : *uses)
       users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
-  // Nested symbol tables (modules inside the module) are walked the same way.
   module.walk([&](func::FuncOp func) {
-    if (func.isExternal() ||
+    if (!uses || func.isExternal() ||
         (func.isPublic() && options.keepPublicSignatures) ||
         func->getParentOp() != module.getOperation())
       return;
