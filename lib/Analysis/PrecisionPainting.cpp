@@ -596,19 +596,23 @@ void PrecisionPainting::paint() {
         lowSeeds.push_back(id);
       });
   if (options.mode == AmpMode::BF16) {
-    // In program order, so chains of infer ops after an allow op follow it;
-    // a deny input vetoes (TensorFlow's AddInferToAllowIfFollowAllow).
+    // An infer op fed directly by an allow op follows it, unless a deny op
+    // also feeds it (TensorFlow's AddInferToAllowIfFollowAllow). Only direct
+    // successors: chains would also pull e.g. an SGD update `w - lr * dw`
+    // into bf16 and round the f32 master weights.
     for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
       if (!open(id) || nodes[id].low || !is(id, PrecisionClass::Infer))
         continue;
       const auto &preds = nodes[id].preds;
       if (llvm::any_of(preds, [&](unsigned p) { return nodes[p].deny; }))
         continue;
-      auto it = llvm::find_if(preds, [&](unsigned p) { return nodes[p].low; });
+      auto it = llvm::find_if(preds, [&](unsigned p) {
+        return is(p, PrecisionClass::Allow) && nodes[p].low;
+      });
       if (it == preds.end())
         continue;
       nodes[id].low = true;
-      nodes[id].reason = "infer: follows low-precision " + describe(nodes[*it]) +
+      nodes[id].reason = "infer: follows allow op " + describe(nodes[*it]) +
                          " (bf16), runs low";
       lowSeeds.push_back(id);
     }

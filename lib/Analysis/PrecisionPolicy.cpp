@@ -300,6 +300,24 @@ PrecisionPolicy::lookup(StringRef key, std::string *source) const {
   return std::nullopt;
 }
 
+void PrecisionPolicy::print(raw_ostream &os) const {
+  for (PrecisionClass cls :
+       {PrecisionClass::Allow, PrecisionClass::Infer, PrecisionClass::Clear,
+        PrecisionClass::Deny, PrecisionClass::Unlisted}) {
+    SmallVector<StringRef> keys;
+    for (const auto &entry : entries)
+      if (llvm::any_of(entry.second,
+                       [&](const Entry &e) { return adjust(e.cls) == cls; }))
+        keys.push_back(entry.getKey());
+    if (keys.empty())
+      continue;
+    llvm::sort(keys);
+    os << stringifyPrecisionClass(cls) << ":\n";
+    for (StringRef key : keys)
+      os << "  - \"" << key << "\"\n";
+  }
+}
+
 PrecisionClass PrecisionPolicy::adjust(PrecisionClass cls) const {
   if (inferAsDeny && cls == PrecisionClass::Infer)
     return PrecisionClass::Deny;

@@ -69,6 +69,9 @@ public:
   /// Fails with a message naming every op that is on more than one list.
   LogicalResult verifyNoConflicts(std::string &error) const;
 
+  /// Prints the lists as a policy file (YAML) that loadFile() accepts.
+  void print(raw_ostream &os) const;
+
   /// Every infer entry becomes deny (level=treat-infer-as-deny).
   void treatInferAsDeny() { inferAsDeny = true; }
 

@@ -81,6 +81,9 @@ def AutoMixedPrecisionPass
     Option<"printStats", "stats", "bool", /*default=*/"false",
            "Print the statistics to stderr (Debian's Release MLIR has no "
            "--mlir-pass-statistics)">,
+    Option<"printPolicy", "print-policy", "bool", /*default=*/"false",
+           "Print the effective policy (defaults, file and edits) to stdout "
+           "as a policy file">,
   ];
   let statistics = [
     Statistic<"numOpsLow", "ops-converted",
@@ -102,12 +105,41 @@ def OptimizeCastsPass : Pass<"amp-optimize-casts", "::mlir::ModuleOp"> {
     * `extf(truncf(x))` is never folded (it rounds); `truncf(extf(x))` back
       to the type of `x` is exact and folds to `x`;
     * casts of one value to one type are merged (CSE);
-    * casts of constants become low-precision constants, unless a value is
-      outside the f16 range (|x| > 65504), which is reported with a remark;
-      casts of `tensor.empty` become an empty tensor of the new type;
-    * casts of loop-invariant values are hoisted out of `scf` loops, and
-      casts of function arguments (weights) move to the function entry, so
-      each is cast once per call.
+    * `extf(extf(x))` is one `extf`, `truncf(extf(x))` is one `truncf` or
+      `extf` of `x` when that is exact;
+    * casts of constants (`arith.constant`, `tosa.const`, any constant-like
+      op) become constants of the new type, unless a value is outside the
+      range of the new type (f16: |x| > 65504), which is reported with a
+      remark on the constant and keeps the cast; casts of `tensor.empty`
+      become an empty tensor of the new type (same dynamic sizes), casts of
+      a `linalg.fill` of a constant into a `tensor.empty` a fill of the new
+      type;
+    * a cast in another block than its input's definition moves right after
+      that definition (to the start of the block for a block argument): casts
+      of loop-invariant values leave `scf` loops (any loop-like op) and
+      `scf.if`, casts of function arguments (weights) move to the function
+      entry, so each is cast once per call.
+
+    The pass walks the IR once and is idempotent.
+
+    Example (f16):
+
+    ```mlir
+    %c = arith.constant dense<2.0> : tensor<4xf32>
+    %0 = scf.for %i = %lb to %ub step %s iter_args(%a = %init) -> tensor<4xf16> {
+      %w16 = arith.truncf %w : tensor<4xf32> to tensor<4xf16>
+      %c16 = arith.truncf %c : tensor<4xf32> to tensor<4xf16>
+      ...
+    ```
+
+    becomes
+
+    ```mlir
+    %w16 = arith.truncf %w : tensor<4xf32> to tensor<4xf16>
+    %c16 = arith.constant dense<2.0> : tensor<4xf16>
+    %0 = scf.for %i = %lb to %ub step %s iter_args(%a = %init) -> tensor<4xf16> {
+      ...
+    ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
@@ -121,7 +153,8 @@ def OptimizeCastsPass : Pass<"amp-optimize-casts", "::mlir::ModuleOp"> {
     Statistic<"numConstantsFolded", "constants-folded",
               "Casts of constants replaced by low-precision constants">,
     Statistic<"numCastsHoisted", "casts-hoisted",
-              "Casts moved out of loops or to the function entry">,
+              "Casts moved next to their input's definition, out of a loop, "
+              "a branch or to the function entry">,
   ];
 }
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Compile-time benchmark of the AMP pipeline on a large generated training
+# step: `amp-opt --amp` against `mlir-opt --canonicalize` on the same input,
+# both timed with --mlir-timing (best of REPEAT runs). Prints the op count,
+# both pass times and total times, and their ratios. Never used as a timed
+# assertion in the test suite.
+#
+#   bench/amp_pass_time.sh [LAYERS [WIDTH]]
+#
+# Environment: LAYERS (200), WIDTH (64), BATCH (32), CLASSES (10),
+# INPUTS (64), REPEAT (5), AMP_OPT (default: build/bin/amp-opt, else the
+# first build*/bin/amp-opt, else amp-opt on PATH), MLIR_OPT (default:
+# mlir-opt on PATH, else /usr/lib/llvm-22/bin/mlir-opt), KEEP=1 keeps the
+# generated input in the temporary directory it prints.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAYERS=${1:-${LAYERS:-200}}
+WIDTH=${2:-${WIDTH:-64}}
+BATCH=${BATCH:-32}
+CLASSES=${CLASSES:-10}
+INPUTS=${INPUTS:-64}
+REPEAT=${REPEAT:-5}
+
+if [[ -z ${AMP_OPT:-} ]]; then
+  for c in "$root/build/bin/amp-opt" "$root"/build*/bin/amp-opt; do
+    if [[ -x $c ]]; then AMP_OPT=$c; break; fi
+  done
+  AMP_OPT=${AMP_OPT:-$(command -v amp-opt || true)}
+fi
+if [[ -z ${MLIR_OPT:-} ]]; then
+  MLIR_OPT=$(command -v mlir-opt || true)
+  [[ -n $MLIR_OPT ]] || MLIR_OPT=/usr/lib/llvm-22/bin/mlir-opt
+fi
+for tool in "$AMP_OPT" "$MLIR_OPT"; do
+  if [[ -z $tool || ! -x $tool ]]; then
+    echo "amp_pass_time.sh: tool not found: '${tool}' (build amp-opt or set AMP_OPT / MLIR_OPT)" >&2
+    exit 2
+  fi
+done
+
+tmp=$(mktemp -d)
+if [[ ${KEEP:-0} == 1 ]]; then
+  echo "keeping $tmp"
+else
+  trap 'rm -rf "$tmp"' EXIT
+fi
+in=$tmp/mlp.mlir
+python3 "$root/tools/gen-mlp.py" --layers "$LAYERS" --width "$WIDTH" \
+  --batch "$BATCH" --classes "$CLASSES" --inputs "$INPUTS" -o "$in"
+
+# Total op count (print-op-stats lists `name , count`).
+ops=$("$MLIR_OPT" "$in" --print-op-stats -o /dev/null 2>&1 \
+  | awk -F, 'NF == 2 && $2 ~ /^ *[0-9]+ *$/ { n += $2 } END { print n + 0 }')
+
+# Run one timed command REPEAT times; print "<pass seconds> <total seconds>
+# <per-pass breakdown>" of the fastest run (by pass time).
+timed() {
+  local best_pass="" best_line=""
+  for ((r = 0; r < REPEAT; r++)); do
+    "$@" --mlir-timing --mlir-timing-display=list -o "$tmp/out.mlir" \
+      2> "$tmp/timing.txt"
+    local line
+    line=$(awk '
+      /\(.*%\)/ {
+        t = $1; name = $0
+        sub(/^[^)]*\)[ \t]*/, "", name)
+        if (name == "Total") total = t
+        else if (name == "root" || name == "Parser" || name == "Output" ||
+                 name == "Rest" || name ~ /Pipeline/) next
+        else { pass += t; detail = detail sprintf("%s %.4fs, ", name, t) }
+      }
+      END { sub(/, $/, "", detail); printf "%.4f %.4f %s\n", pass, total, detail }
+    ' "$tmp/timing.txt")
+    local p=${line%% *}
+    if [[ -z $best_pass ]] || awk -v a="$p" -v b="$best_pass" 'BEGIN { exit !(a < b) }'; then
+      best_pass=$p
+      best_line=$line
+    fi
+  done
+  echo "$best_line"
+}
+
+amp=$(timed "$AMP_OPT" "$in" --amp)
+casts=$(grep -cE 'arith\.(truncf|extf) .*: tensor<' "$tmp/out.mlir" || true)
+f16mm=$(grep -cE 'linalg\.matmul ins\(.*xf16>, tensor<.*xf16>\)' "$tmp/out.mlir" || true)
+canon=$(timed "$MLIR_OPT" "$in" --canonicalize)
+
+read -r amp_pass amp_total amp_detail <<< "$amp"
+read -r can_pass can_total can_detail <<< "$canon"
+
+printf 'input:     gen-mlp.py --layers %s --width %s --batch %s --classes %s --inputs %s\n' \
+  "$LAYERS" "$WIDTH" "$BATCH" "$CLASSES" "$INPUTS"
+printf 'ops:       %s (%s lines)\n' "$ops" "$(wc -l < "$in")"
+printf 'amp out:   %s f16 matmuls, %s tensor truncf/extf\n' "$f16mm" "$casts"
+printf 'timing:    best of %s runs, wall seconds (--mlir-timing)\n' "$REPEAT"
+printf '  amp-opt --amp:           passes %8.4f  total %8.4f   [%s]\n' "$amp_pass" "$amp_total" "$amp_detail"
+printf '  mlir-opt --canonicalize: passes %8.4f  total %8.4f   [%s]\n' "$can_pass" "$can_total" "$can_detail"
+awk -v ap="$amp_pass" -v cp="$can_pass" -v at="$amp_total" -v ct="$can_total" -v n="$ops" 'BEGIN {
+  printf "ratio amp / canonicalize: passes %.2fx  total %.2fx\n", (cp > 0 ? ap / cp : 0), (ct > 0 ? at / ct : 0)
+  printf "amp passes per op: %.2f us\n", (n > 0 ? ap / n * 1e6 : 0)
+}'

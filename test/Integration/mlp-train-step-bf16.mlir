@@ -1,0 +1,29 @@
+// mlp-train-step.mlir in bf16: examples/mlp_train_step.mlir with the driver
+// of mlp-train-step.mlir, f32 against `amp-opt --amp=mode=bf16`, within bf16
+// tolerance (8-bit mantissa). The weight update must stay f32 on the f32
+// master weights: an update computed from the bf16 copy of a weight loses
+// the small steps (lr * g below half a bf16 ulp of w) and fails here.
+//
+// RUN: cat %amp_src/examples/mlp_train_step.mlir %S/mlp-train-step.mlir > %t.mlir
+// RUN: amp-opt %t.mlir --amp=mode=bf16 -o %t.bf16.mlir
+// RUN: %amp_src/scripts/lower-to-llvm.sh %t.mlir > %t.f32.ll.mlir
+// RUN: mlir-runner %t.f32.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.f32.txt
+// RUN: %amp_src/scripts/lower-to-llvm.sh %t.bf16.mlir > %t.bf16.ll.mlir
+// RUN: mlir-runner %t.bf16.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.bf16.txt
+// RUN: %PYTHON %S/compare_outputs.py %t.f32.txt %t.bf16.txt \
+// RUN:   --rtol 5e-2 --atol 0 --atol-scale 4e-2 --require-different
+// RUN: FileCheck %s < %t.bf16.mlir
+
+// CHECK-LABEL: func.func @mlp_train_step
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<64x128xbf16>) outs(%{{.*}} : tensor<32x128xf32>)
+// CHECK:         math.exp %{{.*}} : tensor<32x10xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x128xbf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// CHECK:         arith.subf %arg2, %{{.*}} : tensor<64x128xf32>
+// CHECK:         arith.subf %arg3, %{{.*}} : tensor<128xf32>
+// CHECK:         arith.subf %arg4, %{{.*}} : tensor<128x10xf32>
+// CHECK:         arith.subf %arg5, %{{.*}} : tensor<10xf32>
+// CHECK:         return
