@@ -100,6 +100,8 @@ static const char *const kInferList[] = {
 };
 
 // Exact in any precision: data movement, selection, sign and comparisons.
+// Not here: tensor.bitcast (reinterprets bits) and math.isinf/isfinite (an
+// f32 value above 65504 is finite, its f16 copy is not).
 static const char *const kClearList[] = {
     "tensor.reshape",
     "tensor.expand_shape",
@@ -115,7 +117,7 @@ static const char *const kClearList[] = {
     "tensor.cast",
     "tensor.gather",
     "tensor.scatter",
-    "tensor.bitcast",
+
     "linalg.transpose",
     "linalg.broadcast",
     "linalg.copy",
@@ -147,9 +149,7 @@ static const char *const kClearList[] = {
     "math.round",
     "math.roundeven",
     "math.trunc",
-    "math.isnan",
-    "math.isinf",
-    "math.isfinite",
+
     "tosa.reshape",
     "tosa.transpose",
     "tosa.slice",
@@ -443,8 +443,9 @@ Classification PrecisionPolicy::classifyUncached(Operation *op) const {
     }
   }
   if (listed)
-    return {*listed,
-            (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
+    return {
+        *listed,
+        (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
   if (std::optional<Classification> body = classifyLinalgBody(op))
     return *body;
   return {PrecisionClass::Unlisted, "not on any list"};
