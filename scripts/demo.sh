@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 build=${AMP_BUILD_DIR:-build}
-"$build/bin/amp-opt" examples/chain.mlir --amp='stats=true'
+"$build/bin/amp-opt" examples/mlp_train_step.mlir --amp='stats=true'

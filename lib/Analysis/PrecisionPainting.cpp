@@ -134,22 +134,39 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
 
   module.walk([&](RegionBranchOpInterface branch) {
     Operation *op = branch.getOperation();
+    // (forwarded operand, successor input) pairs of every edge. They must
+    // line up one to one with equal types; an op whose edges do not (e.g.
+    // scf.forall, whose results come from tensor.parallel_insert_slice) is
+    // left opaque: its operands are f32 sinks and its values f32 sources.
+    SmallVector<std::pair<OpOperand *, Value>> pairs;
+    bool aligned = true;
+    auto collect = [&](ArrayRef<OpOperand *> forwarded, ValueRange inputs) {
+      if (forwarded.size() != inputs.size()) {
+        aligned = false;
+        return;
+      }
+      for (auto [operand, input] : llvm::zip(forwarded, inputs)) {
+        aligned &= operand->get().getType() == input.getType();
+        pairs.emplace_back(operand, input);
+      }
+    };
     SmallVector<RegionSuccessor> successors;
     branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
     for (RegionSuccessor &successor : successors) {
       OperandRange forwarded = branch.getEntrySuccessorOperands(successor);
-      if (forwarded.empty())
-        continue;
-      ValueRange inputs = successor.getSuccessorInputs();
-      unsigned begin = forwarded.getBeginOperandIndex();
-      for (auto [i, input] : llvm::enumerate(inputs))
-        if (i < forwarded.size())
-          tie(op->getOpOperand(begin + i), input);
+      SmallVector<OpOperand *> slots;
+      // (An empty range has no valid begin index.)
+      if (!forwarded.empty())
+        for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
+          slots.push_back(
+              &op->getOpOperand(forwarded.getBeginOperandIndex() + i));
+      collect(slots, successor.getSuccessorInputs());
     }
     for (Region &region : op->getRegions())
       for (Block &block : region) {
-        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-            block.empty() ? nullptr : &block.back());
+        auto terminator =
+            dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+                block.empty() ? nullptr : &block.back());
         if (!terminator)
           continue;
         SmallVector<RegionSuccessor> exits;
@@ -157,12 +174,16 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
         for (RegionSuccessor &successor : exits) {
           MutableOperandRange forwarded =
               terminator.getMutableSuccessorOperands(successor);
-          ValueRange inputs = successor.getSuccessorInputs();
-          for (auto [i, input] : llvm::enumerate(inputs))
-            if (i < forwarded.size())
-              tie(forwarded[i], input);
+          SmallVector<OpOperand *> slots;
+          for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
+            slots.push_back(&forwarded[i]);
+          collect(slots, successor.getSuccessorInputs());
         }
       }
+    if (!aligned)
+      return;
+    for (auto [operand, input] : pairs)
+      tie(*operand, input);
   });
 
   // Functions called only directly from this module can be specialised.

@@ -117,6 +117,9 @@ static const char *const kClearList[] = {
     "tensor.cast",
     "tensor.gather",
     "tensor.scatter",
+    // Shape queries: reading a shape must not cost a cast of the tensor.
+    "tensor.dim",
+    "tensor.rank",
 
     "linalg.transpose",
     "linalg.broadcast",

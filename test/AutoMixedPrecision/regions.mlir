@@ -151,3 +151,28 @@ func.func @while_loop(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>, %n: i32) -> tens
   }
   return %r#0 : tensor<8x8xf32>
 }
+
+// -----
+
+// scf.forall's results come from tensor.parallel_insert_slice, not from
+// forwarded operands: it is left opaque (its shared_outs, block arguments and
+// results stay f32); the matmul inside still runs low.
+// CHECK-LABEL: func.func @forall
+// CHECK:       scf.forall (%{{.*}}) in (2) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<16x8xf32>) {
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK:         %[[T:.*]] = math.tanh %[[MM]] : tensor<8x8xf32>
+// CHECK:         tensor.parallel_insert_slice %[[T]] into %[[O]]{{.*}} : tensor<8x8xf32> into tensor<16x8xf32>
+func.func @forall(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>, %out: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %out) -> (tensor<16x8xf32>) {
+    %mm = linalg.matmul ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %t = math.tanh %mm : tensor<8x8xf32>
+    %off = arith.muli %i, %i : index
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%off, 0] [8, 8] [1, 1] : tensor<8x8xf32> into tensor<16x8xf32>
+    }
+  }
+  return %r : tensor<16x8xf32>
+}
