@@ -41,20 +41,28 @@ static bool hasAccumulatorResults(Operation *op) {
   return isa<tosa::MatMulOp>(op);
 }
 
+/// Reductions that compute (not clear ones like max) keep their init and
+/// result f32 when their inputs run low: a sum of 1024 ones stops at 256 in
+/// bf16 storage and a 56x56 sum-pooling window at 2048 in f16.
+static bool accumulatesInF32(Operation *op, PrecisionClass cls) {
+  if (cls == PrecisionClass::Clear)
+    return false;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0;
+}
+
 SlotRole PrecisionPainting::operandRole(Operation *op, unsigned index,
                                         PrecisionClass cls) {
   if (!isF32Like(op->getOperand(index).getType()))
     return SlotRole::None;
-  if (cls != PrecisionClass::Allow)
-    return SlotRole::Painted;
-  if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
-    return iface.isAmpAccumulatorOperand(index) ? SlotRole::Accumulator
-                                                : SlotRole::Painted;
+  if (cls == PrecisionClass::Allow)
+    if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+      return iface.isAmpAccumulatorOperand(index) ? SlotRole::Accumulator
+                                                  : SlotRole::Painted;
   // A contraction accumulates into its inits: Tensor Core semantics.
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    if (linalgOp.getNumReductionLoops() > 0 &&
-        linalgOp.isDpsInit(&op->getOpOperand(index)))
-      return SlotRole::Accumulator;
+  if (accumulatesInF32(op, cls) &&
+      cast<linalg::LinalgOp>(op).isDpsInit(&op->getOpOperand(index)))
+    return SlotRole::Accumulator;
   return SlotRole::Painted;
 }
 
@@ -63,17 +71,17 @@ SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
   Value result = op->getResult(index);
   if (!isF32Like(result.getType()))
     return SlotRole::None;
-  if (cls != PrecisionClass::Allow)
-    return SlotRole::Painted;
-  if (hasAccumulatorResults(op))
-    return SlotRole::Accumulator;
-  if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
-    if (iface.isAmpAccumulatorResult(index))
+  if (cls == PrecisionClass::Allow) {
+    if (hasAccumulatorResults(op))
       return SlotRole::Accumulator;
+    if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+      if (iface.isAmpAccumulatorResult(index))
+        return SlotRole::Accumulator;
+  }
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
     OpOperand *tied = dps.getTiedOpOperand(cast<OpResult>(result));
-    if (tied &&
-        operandRole(op, tied->getOperandNumber(), cls) == SlotRole::Accumulator)
+    if (tied && operandRole(op, tied->getOperandNumber(), cls) ==
+                    SlotRole::Accumulator)
       return SlotRole::Accumulator;
   }
   return SlotRole::Painted;

@@ -157,6 +157,11 @@ static void patchExplicitLinalgBody(Operation *op) {
     Value value = operand.get();
     if (value.getType() == want || !isa<FloatType>(want))
       continue;
+    // A low value captured from outside yielded into an f32 result: no
+    // truncation applies; the trial fails and the op stays f32.
+    auto valueType = dyn_cast<FloatType>(value.getType());
+    if (!valueType || valueType.getWidth() < cast<FloatType>(want).getWidth())
+      continue;
     // A value that is only moved (copy, transpose, broadcast bodies) is
     // yielded as it came in: trunc(ext(x)) == x.
     if (auto ext = value.getDefiningOp<arith::ExtFOp>();
@@ -234,6 +239,39 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
   for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
     result.setType(type);
 
+  // Values captured by the clone's regions that an earlier rewrite made low
+  // (a tensor.extract of a low tensor read in a linalg body or a tensor.pad
+  // region): the ops in the region still compute in f32 and the cast
+  // insertion gives them an extf of the value later, so the trial reads an
+  // f32 stand-in there. Uses that verify as they are (IR that was low
+  // already) and the region terminators are left alone.
+  SmallVector<std::pair<OpOperand *, Value>> captured;
+  auto standInCaptured = [&]() {
+    OpBuilder outside(clone);
+    clone->walk([&](Operation *inner) {
+      if (inner == clone || (inner->getParentOp() == clone &&
+                             inner->hasTrait<OpTrait::IsTerminator>()))
+        return;
+      std::optional<RegisteredOperationName> name = inner->getRegisteredInfo();
+      if (!name || succeeded(name->verifyInvariants(inner)))
+        return;
+      for (OpOperand &use : inner->getOpOperands()) {
+        Value value = use.get();
+        if (getElementTypeOrSelf(value.getType()) != lowType ||
+            clone->isAncestor(value.getParentRegion()->getParentOp()))
+          continue;
+        auto standIn = UnrealizedConversionCastOp::create(
+            outside, value.getLoc(),
+            withElementType(value.getType(),
+                            Float32Type::get(op->getContext())),
+            value);
+        standIns.push_back(standIn);
+        captured.emplace_back(&use, value);
+        use.set(standIn.getResult(0));
+      }
+    });
+  };
+
   bool ok;
   {
     // A failed trial is not an error: the op just stays f32.
@@ -244,6 +282,7 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
         rebuildNamedLinalgBody(clone);
       else
         patchExplicitLinalgBody(clone);
+      standInCaptured();
       ok = succeeded(verifyInvariants(clone));
     } else {
       // Regions that yield the element of a low result (tensor.pad): the
@@ -269,6 +308,7 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
       // f32 attributes usually follow the element type (tosa.clamp's
       // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
       // tried again with them unchanged.
+      standInCaptured();
       SmallVector<NamedAttribute> attrs(clone->getAttrs());
       bool converted = convertFloatAttrs(clone, cast<FloatType>(lowType));
       ok = succeeded(verifyInvariants(clone));
@@ -280,6 +320,8 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
     }
   }
   clone->setOperands(op->getOperands());
+  for (auto [use, value] : captured)
+    use->set(value);
   for (Operation *standIn : standIns)
     standIn->erase();
   if (!ok) {
@@ -420,6 +462,10 @@ void AutoMixedPrecisionPass::runOnOperation() {
     } else if (const PrecisionPainting::Node *group =
                    painting.lookupGroup(*slot)) {
       want = group->low ? lowOf(have) : f32Of(have);
+    } else if (slot->getOwner()->hasTrait<OpTrait::IsTerminator>() &&
+               desiredOperands.count(slot->getOwner()->getParentOp())) {
+      // What a low op's region yields was fixed up by retype().
+      want = have;
     } else {
       want = f32Of(have);
     }

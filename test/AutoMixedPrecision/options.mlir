@@ -67,13 +67,14 @@ func.func @mlp(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>, 
   return %r : tensor<4xf32>
 }
 
-// bf16: a sum fed directly by a matmul is infer in bf16 and follows it.
+// bf16: a sum fed directly by a matmul is infer in bf16 and follows it: it
+// reads bf16 and accumulates into its f32 init.
 // BF16-LABEL: func.func @rowsum
 // BF16:       %[[M:.*]] = linalg.matmul
 // BF16:       %[[M16:.*]] = arith.truncf %[[M]] : tensor<4x8xf32> to tensor<4x8xbf16>
-// BF16:       %[[R:.*]] = linalg.reduce ins(%[[M16]] : tensor<4x8xbf16>) outs(%{{.*}} : tensor<4xbf16>)
+// BF16:       %[[R:.*]] = linalg.reduce ins(%[[M16]] : tensor<4x8xbf16>) outs(%{{.*}} : tensor<4xf32>)
 // BF16:         arith.addf %{{.*}}, %{{.*}} : f32
-// BF16:       arith.extf %[[R]] : tensor<4xbf16> to tensor<4xf32>
+// BF16:       return %[[R]] : tensor<4xf32>
 // F16-LABEL:  func.func @rowsum
 // F16:        %[[M:.*]] = linalg.matmul
 // F16:        linalg.reduce ins(%[[M]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
