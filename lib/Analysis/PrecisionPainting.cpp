@@ -80,8 +80,8 @@ SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
   }
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
     OpOperand *tied = dps.getTiedOpOperand(cast<OpResult>(result));
-    if (tied && operandRole(op, tied->getOperandNumber(), cls) ==
-                    SlotRole::Accumulator)
+    if (tied &&
+        operandRole(op, tied->getOperandNumber(), cls) == SlotRole::Accumulator)
       return SlotRole::Accumulator;
   }
   return SlotRole::Painted;
@@ -172,9 +172,8 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
     }
     for (Region &region : op->getRegions())
       for (Block &block : region) {
-        auto terminator =
-            dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-                block.empty() ? nullptr : &block.back());
+        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+            block.empty() ? nullptr : &block.back());
         if (!terminator)
           continue;
         SmallVector<RegionSuccessor> exits;

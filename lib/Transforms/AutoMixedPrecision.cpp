@@ -205,8 +205,7 @@ static bool convertFloatAttrs(Operation *op, FloatType lowType) {
 /// every trial, which is quadratic; the retyping never changes dominance.
 static LogicalResult verifyInvariants(Operation *op) {
   WalkResult result = op->walk([](Operation *nested) {
-    std::optional<RegisteredOperationName> name =
-        nested->getRegisteredInfo();
+    std::optional<RegisteredOperationName> name = nested->getRegisteredInfo();
     if (name && (failed(name->verifyInvariants(nested)) ||
                  failed(name->verifyRegionInvariants(nested))))
       return WalkResult::interrupt();

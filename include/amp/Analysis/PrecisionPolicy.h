@@ -12,10 +12,10 @@
 
 #include "amp/Interfaces/PrecisionClass.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include "mlir/IR/OperationSupport.h"
 
 #include <string>
 
