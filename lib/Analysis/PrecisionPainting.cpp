@@ -267,7 +267,7 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
       continue;
     if (options.level == AmpLevel::TensorCoresOnly) {
       node.fixed = true;
-      node.reason = "level=tensor-cores-only: only allow ops run low";
+      node.why = Node::Why::LevelLimit;
     }
     unsigned id = addNode(std::move(node));
     for (Value member : nodes[id].members)
@@ -312,19 +312,17 @@ void PrecisionPainting::buildOpNodes(Region &region) {
         node.classification = {PrecisionClass::Clear, "source"};
         node.fixed = true;
         node.source = true;
-        node.reason = "source: kept f32, amp-optimize-casts folds its casts";
+        node.why = Node::Why::Source;
       } else {
         node.classification = policy.classify(&op);
         PrecisionClass cls = node.classification.cls;
         if (cls == PrecisionClass::Unlisted) {
           node.fixed = true;
-          node.reason =
-              "unlisted (" + node.classification.reason + "): kept f32";
+          node.why = Node::Why::Unlisted;
         } else if (options.level == AmpLevel::TensorCoresOnly &&
                    cls != PrecisionClass::Allow) {
           node.fixed = true;
-          node.reason = stringifyPrecisionClass(cls).str() +
-                        ": level=tensor-cores-only, only allow ops run low";
+          node.why = Node::Why::LevelLimit;
         }
       }
       opNodes[&op] = addNode(std::move(node));
@@ -519,10 +517,9 @@ void PrecisionPainting::economizeClearComponents() {
       continue;
     for (unsigned id : component) {
       nodes[id].low = false;
-      nodes[id].reason = "clear: kept f32, its casts would move more bytes "
-                         "than running it in f32 (" +
-                         std::to_string(costF32) + " vs " +
-                         std::to_string(costLow) + " bytes/step)";
+      nodes[id].why = Node::Why::Economy;
+      nodes[id].costLow = costLow;
+      nodes[id].costF32 = costF32;
     }
   }
 }
@@ -567,12 +564,11 @@ void PrecisionPainting::paint() {
       continue;
     if (is(id, PrecisionClass::Allow)) {
       nodes[id].low = true;
-      nodes[id].reason = "allow (" + nodes[id].classification.reason +
-                         "): low-precision inputs, f32 accumulation";
+      nodes[id].why = Node::Why::Allow;
       allow.push_back(id);
     } else if (is(id, PrecisionClass::Deny)) {
       nodes[id].deny = true;
-      nodes[id].reason = "deny (" + nodes[id].classification.reason + ")";
+      nodes[id].why = Node::Why::Deny;
       denySeeds.push_back(id);
       denyOrInfer.push_back(id);
     } else if (is(id, PrecisionClass::Infer)) {
@@ -587,22 +583,22 @@ void PrecisionPainting::paint() {
       denyOrInfer, Backward,
       [&](unsigned id) { return open(id) && is(id, PrecisionClass::Clear); },
       [&](unsigned id, unsigned) { upstream[id] = 1; });
-  for (unsigned seed : denySeeds) {
-    std::string taint =
-        "fed by " + describe(nodes[seed]) + " through infer/clear ops";
-    dfs(
-        {seed}, Forward,
-        [&](unsigned id) {
-          return open(id) && (is(id, PrecisionClass::Infer) ||
-                              (is(id, PrecisionClass::Clear) && upstream[id]));
-        },
-        [&](unsigned id, unsigned) {
-          nodes[id].deny = true;
-          nodes[id].reason =
-              stringifyPrecisionClass(nodes[id].classification.cls).str() +
-              ": " + taint + ", kept f32";
-        });
-  }
+  // One DFS from all deny nodes; each tainted node remembers its origin.
+  std::vector<unsigned> origin(nodes.size(), 0);
+  for (unsigned seed : denySeeds)
+    origin[seed] = seed;
+  dfs(
+      denySeeds, Forward,
+      [&](unsigned id) {
+        return open(id) && (is(id, PrecisionClass::Infer) ||
+                            (is(id, PrecisionClass::Clear) && upstream[id]));
+      },
+      [&](unsigned id, unsigned from) {
+        origin[id] = origin[from];
+        nodes[id].deny = true;
+        nodes[id].why = Node::Why::Tainted;
+        nodes[id].related = origin[id];
+      });
 
   // 3. Infer nodes between allow nodes become low.
   auto passable = [&](unsigned id) {
@@ -620,7 +616,7 @@ void PrecisionPainting::paint() {
         if (!is(id, PrecisionClass::Infer))
           return;
         nodes[id].low = true;
-        nodes[id].reason = "infer: between allow ops, runs low";
+        nodes[id].why = Node::Why::InferBetween;
         lowSeeds.push_back(id);
       });
   if (options.mode == AmpMode::BF16) {
@@ -640,8 +636,8 @@ void PrecisionPainting::paint() {
       if (it == preds.end())
         continue;
       nodes[id].low = true;
-      nodes[id].reason = "infer: follows allow op " + describe(nodes[*it]) +
-                         " (bf16), runs low";
+      nodes[id].why = Node::Why::InferFollows;
+      nodes[id].related = *it;
       lowSeeds.push_back(id);
     }
   }
@@ -652,7 +648,8 @@ void PrecisionPainting::paint() {
   };
   auto paintClear = [&](unsigned id, unsigned from) {
     nodes[id].low = true;
-    nodes[id].reason = "clear: next to low-precision " + describe(nodes[from]);
+    nodes[id].why = Node::Why::ClearNeighbour;
+    nodes[id].related = from;
   };
   dfs(lowSeeds, Both, clearOpen, paintClear);
 
@@ -660,12 +657,48 @@ void PrecisionPainting::paint() {
     economizeClearComponents();
 
   // Remaining reasons.
-  for (Node &node : nodes) {
-    if (!node.reason.empty())
-      continue;
-    if (node.classification.cls == PrecisionClass::Infer)
-      node.reason = "infer: not between allow ops, kept f32";
-    else
-      node.reason = "clear: no low-precision neighbour, kept f32";
+  for (Node &node : nodes)
+    if (node.why == Node::Why::Undecided)
+      node.why = node.classification.cls == PrecisionClass::Infer
+                     ? Node::Why::InferNotBetween
+                     : Node::Why::ClearAlone;
+}
+
+std::string PrecisionPainting::explain(const Node &node) const {
+  std::string cls = stringifyPrecisionClass(node.classification.cls).str();
+  const std::string &why = node.classification.reason;
+  switch (node.why) {
+  case Node::Why::Source:
+    return "source: kept f32, amp-optimize-casts folds its casts";
+  case Node::Why::Unlisted:
+    return "unlisted (" + why + "): kept f32";
+  case Node::Why::LevelLimit:
+    return cls + ": level=tensor-cores-only, only allow ops run low";
+  case Node::Why::Allow:
+    return "allow (" + why + "): low-precision inputs, f32 accumulation";
+  case Node::Why::Deny:
+    return "deny (" + why + ")";
+  case Node::Why::Tainted:
+    return cls + ": fed by " + describe(nodes[node.related]) +
+           " through infer/clear ops, kept f32";
+  case Node::Why::InferBetween:
+    return "infer: between allow ops, runs low";
+  case Node::Why::InferFollows:
+    return "infer: follows allow op " + describe(nodes[node.related]) +
+           " (bf16), runs low";
+  case Node::Why::ClearNeighbour:
+    return "clear: next to low-precision " + describe(nodes[node.related]);
+  case Node::Why::InferNotBetween:
+    return "infer: not between allow ops, kept f32";
+  case Node::Why::ClearAlone:
+    return "clear: no low-precision neighbour, kept f32";
+  case Node::Why::Economy:
+    return "clear: kept f32, its casts would move more bytes than running "
+           "it in f32 (" +
+           std::to_string(node.costF32) + " vs " +
+           std::to_string(node.costLow) + " bytes/step)";
+  case Node::Why::Undecided:
+    break;
   }
+  return cls;
 }

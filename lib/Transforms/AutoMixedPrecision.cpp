@@ -373,10 +373,11 @@ void AutoMixedPrecisionPass::runOnOperation() {
     for (const PrecisionPainting::Node &node : painting.getNodes()) {
       StringRef precision = node.low ? "low" : "f32";
       if (node.op)
-        node.op->emitRemark() << "amp: " << precision << ": " << node.reason;
+        node.op->emitRemark()
+            << "amp: " << precision << ": " << painting.explain(node);
       else
-        emitRemark(node.getLoc())
-            << "amp: carried value " << precision << ": " << node.reason;
+        emitRemark(node.getLoc()) << "amp: carried value " << precision << ": "
+                                  << painting.explain(node);
     }
   }
 

@@ -58,8 +58,26 @@ public:
     bool source = false;
     bool deny = false;
     bool low = false;
-    /// Why the node ended up low or f32 (for --amp-explain).
-    std::string reason;
+    /// Why the node ended up low or f32 (rendered by explain()): the rule
+    /// that decided, the node it refers to, and the byte costs of the cast
+    /// economy. Kept structured so painting builds no strings.
+    enum class Why {
+      Undecided,
+      Source,
+      Unlisted,
+      LevelLimit,
+      Allow,
+      Deny,
+      Tainted,
+      InferBetween,
+      InferFollows,
+      ClearNeighbour,
+      InferNotBetween,
+      ClearAlone,
+      Economy,
+    } why = Why::Undecided;
+    unsigned related = 0;
+    int64_t costLow = 0, costF32 = 0;
     SmallVector<unsigned, 4> preds, succs;
     /// Group nodes: the values of the group and the operands forwarded to it.
     SmallVector<Value, 2> members;
@@ -73,6 +91,9 @@ public:
                     const PaintingOptions &options);
 
   ArrayRef<Node> getNodes() const { return nodes; }
+
+  /// Why `node` ended up low or f32, for remarks.
+  std::string explain(const Node &node) const;
 
   /// The node of an op, or null if the op is not painted.
   const Node *lookupOp(Operation *op) const;
