@@ -2,11 +2,16 @@
 //
 //   mlir-opt --load-pass-plugin=lib/AMPPlugin.so \
 //            --pass-pipeline='builtin.module(amp-auto-mixed-precision)'
+//   mlir-opt --load-dialect-plugin=lib/AMPPlugin.so --amp
+//
+// The dialect plugin entry point also registers the amp dialect, so that
+// mlir-opt parses the training-step markers (amp.grad_seed, ...).
 //
 // Never load it into amp-opt itself, which registers the same passes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -29,5 +34,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "AMPDialects", LLVM_VERSION_STRING,
-          [](DialectRegistry *) { registerAmpPluginPasses(); }};
+          [](DialectRegistry *registry) {
+            registry->insert<amp::AmpDialect>();
+            registerAmpPluginPasses();
+          }};
 }

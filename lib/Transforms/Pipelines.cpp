@@ -8,6 +8,14 @@
 using namespace mlir;
 using namespace mlir::amp;
 
+/// `auto`: dynamic loss scaling for f16, none for bf16 (which has f32's
+/// range, so its gradients do not underflow).
+static std::string resolveLossScaling(const AmpPipelineOptions &options) {
+  if (options.lossScaling != "auto")
+    return options.lossScaling;
+  return options.mode == "bf16" ? "none" : "dynamic";
+}
+
 void mlir::amp::buildAmpPipeline(OpPassManager &pm,
                                  const AmpPipelineOptions &options) {
   AutoMixedPrecisionPassOptions ampOptions;
@@ -19,13 +27,22 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   OptimizeCastsPassOptions castOptions;
   castOptions.printStats = options.stats;
   pm.addPass(createOptimizeCastsPass(castOptions));
+  pm.addPass(createCheckMasterWeightsPass());
+  LossScalingPassOptions scalingOptions;
+  scalingOptions.mode = resolveLossScaling(options);
+  scalingOptions.initScale = options.initScale;
+  scalingOptions.state = options.lossScaleState;
+  scalingOptions.printStats = options.stats;
+  pm.addPass(createLossScalingPass(scalingOptions));
+  pm.addPass(createStripMarkersPass());
 }
 
 void mlir::amp::registerAmpPipelines() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp",
       "Automatic mixed precision with the default policy: "
-      "amp-auto-mixed-precision, then amp-optimize-casts",
+      "amp-auto-mixed-precision, amp-optimize-casts, "
+      "amp-check-master-weights, amp-loss-scaling, amp-strip-markers",
       buildAmpPipeline);
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-explain",
@@ -36,6 +53,9 @@ void mlir::amp::registerAmpPipelines() {
         explained.policy = options.policy;
         explained.explain = true;
         explained.stats = options.stats;
+        explained.lossScaling = options.lossScaling;
+        explained.initScale = options.initScale;
+        explained.lossScaleState = options.lossScaleState;
         buildAmpPipeline(pm, explained);
       });
 }

@@ -25,10 +25,30 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<bool> stats{
       *this, "stats", llvm::cl::desc("Print each pass's statistics to stderr"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("Loss scaling of training steps (functions with an "
+                     "amp.grad_seed): dynamic, static, none or auto "
+                     "(dynamic for f16, none for bf16)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<double> initScale{
+      *this, "init-scale",
+      llvm::cl::desc("Initial (dynamic) or constant (static) loss scale"),
+      llvm::cl::init(65536.0)};
+  PassOptions::Option<std::string> lossScaleState{
+      *this, "state",
+      llvm::cl::desc("Where the loss-scale state lives: args or globals"),
+      llvm::cl::init("args")};
 };
 
-/// Adds amp-auto-mixed-precision and amp-optimize-casts to `pm`.
+/// Adds amp-auto-mixed-precision, amp-optimize-casts,
+/// amp-check-master-weights, amp-loss-scaling and amp-strip-markers to `pm`.
 void buildAmpPipeline(OpPassManager &pm, const AmpPipelineOptions &options);
+
+/// Replaces every amp marker nested in `root` by its identity: amp.grad_seed
+/// by ones of the loss's type, amp.param_grad by its operand and
+/// amp.state_update by its new value. Returns the number of markers replaced.
+unsigned replaceMarkersByIdentities(Operation *root);
 
 /// Registers the `amp` and `amp-explain` pass pipelines.
 void registerAmpPipelines();

@@ -158,4 +158,145 @@ def OptimizeCastsPass : Pass<"amp-optimize-casts", "::mlir::ModuleOp"> {
   ];
 }
 
+def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Scale the loss, unscale and check the gradients, skip "
+                "overflowing steps and update the scale";
+  let description = [{
+    Rewrites every function that contains an `amp.grad_seed` (the markers of
+    docs/training-step.md):
+
+    * the seed becomes the loss scale S (a splat of S of the loss's type),
+      so every gradient of the backward pass is scaled by S;
+    * every `amp.param_grad %g` becomes `g * (1/S)` computed in f32 (`g` is
+      extended first if it is f16/bf16), and every unscaled gradient feeds
+      one all-finite flag computed in the IR: per gradient a reduction of
+      `acc + g * 0.0` (NaN iff an element is inf or NaN), summed, compared
+      with 0;
+    * every `amp.state_update %old, %new` becomes
+      `arith.select %all_finite, %new, %old` (`skip-on-overflow`), so a
+      step with an overflow leaves weights and optimizer state unchanged;
+    * `mode=dynamic` updates S with PyTorch GradScaler's rule: on overflow
+      `S' = max(S * backoff-factor, min-scale)` and the counter restarts;
+      otherwise the counter grows and, when it reaches `growth-interval`,
+      `S' = min(S * growth-factor, max-scale)` (if finite) and it restarts.
+
+    With `state=args` the scale and the good-step counter are appended as
+    arguments `tensor<f32> {amp.role = "loss_scale"}` and
+    `tensor<i32> {amp.role = "good_steps"}`, and their new values plus
+    `tensor<i1> {amp.role = "step_ok"}` as results (`mode=static`: only
+    `step_ok`). With `state=globals` they live in `ml_program.global`s.
+    `mode=none` replaces the markers by their identities.
+
+    Example (`mode=static init-scale=1024`):
+
+    ```mlir
+    %seed = amp.grad_seed %loss : tensor<f32>
+    ...
+    %g = amp.param_grad %dw : tensor<4xf32>
+    %nw = arith.subf %w, %g : tensor<4xf32>
+    %w2 = amp.state_update %w, %nw : tensor<4xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %S = arith.constant 1.024000e+03 : f32
+    %invS = arith.divf %one, %S : f32
+    %seed = tensor.splat %S : tensor<f32>
+    ...
+    %s = tensor.splat %invS : tensor<4xf32>
+    %g = arith.mulf %dw, %s : tensor<4xf32>
+    %r = linalg.generic ... ins(%g) outs(%zero) { acc + g * 0.0 }
+    %probe = tensor.extract %r[] : tensor<f32>
+    %ok = arith.cmpf oeq, %probe, %cst0 : f32
+    %nw = arith.subf %w, %g : tensor<4xf32>
+    %w2 = arith.select %ok, %nw, %w : tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::ml_program::MLProgramDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic (GradScaler's update rule), static (a constant scale) "
+           "or none (the markers become identities)">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "Initial scale (dynamic) or the scale (static)">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Factor applied to the scale after growth-interval good steps "
+           "(> 1)">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Factor applied to the scale on overflow (in (0, 1))">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "Consecutive good steps before the scale grows (>= 1)">,
+    Option<"minScale", "min-scale", "double", /*default=*/"1.0",
+           "Lower bound of the scale after a backoff (> 0)">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"16777216.0",
+           "Upper bound of the scale after a growth (2^24)">,
+    Option<"skipOnOverflow", "skip-on-overflow", "bool", /*default=*/"true",
+           "Keep the old state (weights, optimizer buffers) when a gradient "
+           "is inf or NaN">,
+    Option<"state", "state", "std::string", /*default=*/"\"args\"",
+           "Where the scale state lives: args (extra arguments and results) "
+           "or globals (ml_program.global)">,
+    Option<"printStats", "stats", "bool", /*default=*/"false",
+           "Print the statistics to stderr (Debian's Release MLIR has no "
+           "--mlir-pass-statistics)">,
+  ];
+  let statistics = [
+    Statistic<"numFunctionsScaled", "functions-scaled",
+              "Functions whose loss is scaled">,
+    Statistic<"numGradientsUnscaled", "gradients-unscaled",
+              "amp.param_grad unscaled and checked">,
+    Statistic<"numUpdatesGuarded", "updates-guarded",
+              "amp.state_update skipped on overflow">,
+  ];
+}
+
+def StripMarkersPass : Pass<"amp-strip-markers", "::mlir::ModuleOp"> {
+  let summary = "Replace the amp markers by their identities";
+  let description = [{
+    Replaces `amp.grad_seed %loss` by ones of the loss's type
+    (`arith.constant`), `amp.param_grad %g` by `%g` and
+    `amp.state_update %old, %new` by `%new`, so that the output is
+    upstream-only IR. Run it after `amp-loss-scaling` (which consumes the
+    markers of the functions it scales) or instead of it.
+
+    ```mlir
+    %seed = amp.grad_seed %loss : tensor<f32>
+    %w2 = amp.state_update %w, %nw : tensor<4xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %seed = arith.constant dense<1.000000e+00> : tensor<f32>
+    // uses of %w2 use %nw
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def CheckMasterWeightsPass
+    : Pass<"amp-check-master-weights", "::mlir::ModuleOp"> {
+  let summary = "Check that training state is kept and updated in f32";
+  let description = [{
+    Mixed precision keeps an f32 master copy of every weight: the step reads
+    it, casts it to f16/bf16 where a contraction uses it, and updates the
+    f32 copy, so that small updates (`lr * g` below half an f16 ulp of the
+    weight) are not lost.
+
+    * error: an `amp.state_update` whose state is f16 / bf16 (any float
+      narrower than f32): the weight would be stored in low precision;
+    * warning: the new value of an f32 state is an `arith.extf` of a
+      low-precision value: the update itself ran in low precision.
+
+    The pass changes nothing.
+  }];
+}
+
 #endif // AMP_TRANSFORMS_PASSES

@@ -1,0 +1,31 @@
+//===- AmpOps.h - The amp dialect's markers ---------------------*- C++ -*-===//
+//
+// amp.grad_seed, amp.param_grad and amp.state_update.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_AMPOPS_H
+#define AMP_DIALECT_AMP_AMPOPS_H
+
+#include "amp/Dialect/Amp/AmpDialect.h"
+#include "amp/Interfaces/AmpPrecisionOpInterface.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/AmpOps.h.inc"
+
+namespace mlir::amp {
+
+/// Returns true if `op` is one of the amp markers.
+inline bool isAmpMarker(Operation *op) {
+  return isa<GradSeedOp, ParamGradOp, StateUpdateOp>(op);
+}
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_AMPOPS_H
