@@ -8,6 +8,10 @@
 # Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The
 # mlir-opt binary is $MLIR_OPT, else `mlir-opt` on PATH, else
 # /usr/lib/llvm-22/bin/mlir-opt, else `mlir-opt-22` on PATH.
+#
+# amp-run runs the same passes in-process (kLoweringPipeline in
+# tools/amp-run/amp-run.cpp): keep the two in step;
+# test/Run/pipeline-in-step.test compares them.
 set -euo pipefail
 
 input=-

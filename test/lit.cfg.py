@@ -21,6 +21,32 @@ config.substitutions.append(("%PYTHON", "python3"))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = ["amp-opt", "mlir-opt", "mlir-runner"]
+tools = ["amp-opt", "amp-run", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     tools, [config.amp_tools_dir, config.llvm_tools_dir])
+
+# The 8x8 handwritten digits of scikit-learn (Debian: python3-sklearn), which
+# the amp-run training tests (test/Run) use: feature `digits`, `%digits`.
+def find_digits():
+    candidates = [os.environ.get("AMP_DIGITS_CSV", ""),
+                  "/usr/lib/python3/dist-packages/sklearn/datasets/data/"
+                  "digits.csv.gz"]
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("sklearn")
+        if spec and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                candidates.append(
+                    os.path.join(loc, "datasets", "data", "digits.csv.gz"))
+    except Exception:
+        pass
+    for c in candidates:
+        if c and os.path.isfile(c):
+            return c
+    return None
+
+
+digits = find_digits()
+if digits:
+    config.available_features.add("digits")
+config.substitutions.append(("%digits", digits or "/nonexistent/digits.csv.gz"))

@@ -1,0 +1,447 @@
+//===- Signature.cpp - amp.role analysis of step/eval functions -----------===//
+
+#include "Signature.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace amp::run;
+using llvm::StringRef;
+
+static constexpr StringRef kRoleAttr = "amp.role";
+static constexpr StringRef kUpdatesAttr = "amp.updates";
+
+StringRef amp::run::roleName(Role role) {
+  switch (role) {
+  case Role::Input:
+    return "input";
+  case Role::Label:
+    return "label";
+  case Role::Param:
+    return "param";
+  case Role::OptState:
+    return "opt_state";
+  case Role::LossScale:
+    return "loss_scale";
+  case Role::GoodSteps:
+    return "good_steps";
+  case Role::Loss:
+    return "loss";
+  case Role::Update:
+    return "update";
+  case Role::StepOk:
+    return "step_ok";
+  case Role::Logits:
+    return "logits";
+  }
+  llvm_unreachable("unknown role");
+}
+
+static std::optional<Role> parseRole(StringRef name) {
+  return llvm::StringSwitch<std::optional<Role>>(name)
+      .Case("input", Role::Input)
+      .Case("label", Role::Label)
+      .Case("param", Role::Param)
+      .Case("opt_state", Role::OptState)
+      .Case("loss_scale", Role::LossScale)
+      .Case("good_steps", Role::GoodSteps)
+      .Case("loss", Role::Loss)
+      .Case("update", Role::Update)
+      .Case("step_ok", Role::StepOk)
+      .Case("logits", Role::Logits)
+      .Default(std::nullopt);
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorSpec::elemBytes() const {
+  switch (elem) {
+  case ElemKind::F32:
+  case ElemKind::I32:
+    return 4;
+  case ElemKind::I1:
+    return 1;
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+std::string TensorSpec::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "tensor<";
+  for (int64_t d : shape)
+    os << d << "x";
+  switch (elem) {
+  case ElemKind::F32:
+    os << "f32>";
+    break;
+  case ElemKind::I32:
+    os << "i32>";
+    break;
+  case ElemKind::I1:
+    os << "i1>";
+    break;
+  }
+  return s;
+}
+
+int64_t Signature::numFeatures() const {
+  int64_t n = 1;
+  for (int64_t d : llvm::ArrayRef(args[input].spec.shape).drop_front())
+    n *= d;
+  return n;
+}
+
+namespace {
+/// Builds the errors of one function.
+struct Checker {
+  std::string fnName;
+
+  llvm::Error error(const llvm::Twine &what) const {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "@" + fnName + ": " + what);
+  }
+};
+} // namespace
+
+static std::string typeStr(mlir::Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+/// The tensor spec of `type`, whose element type must be the one of `role`:
+/// i32 for good_steps, i1 for step_ok, f32 for the others.
+static llvm::Expected<TensorSpec> specOf(const Checker &c, mlir::Type type,
+                                         const llvm::Twine &what, Role role) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  if (!tensor)
+    return c.error(what + " has type " + typeStr(type) +
+                   "; amp-run passes ranked tensors only");
+  if (!tensor.hasStaticShape())
+    return c.error(what + " has dynamic shape " + typeStr(type) +
+                   "; amp-run needs static shapes");
+  TensorSpec spec;
+  spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  mlir::Type elem = tensor.getElementType();
+  StringRef expected = "f32";
+  if (role == Role::GoodSteps)
+    expected = "i32";
+  else if (role == Role::StepOk)
+    expected = "i1";
+  if (elem.isF32() && expected == "f32")
+    spec.elem = ElemKind::F32;
+  else if (elem.isSignlessInteger(32) && expected == "i32")
+    spec.elem = ElemKind::I32;
+  else if (elem.isSignlessInteger(1) && expected == "i1")
+    spec.elem = ElemKind::I1;
+  else
+    return c.error(what + " (" + roleName(role) + ") has element type " +
+                   typeStr(elem) + "; expected " + expected +
+                   " (docs/training-step.md)");
+  return spec;
+}
+
+static llvm::Error checkScalar(const Checker &c, const TensorSpec &spec,
+                               const llvm::Twine &what, Role role) {
+  if (spec.numElements() != 1)
+    return c.error(what + " (" + roleName(role) + ") has type " + spec.str() +
+                   "; expected a single element, e.g. tensor<" +
+                   (spec.elem == ElemKind::F32
+                        ? "f32"
+                        : (spec.elem == ElemKind::I32 ? "i32" : "i1")) +
+                   ">");
+  return llvm::Error::success();
+}
+
+/// Reads `amp.role` of argument or result `index` (dictionary `attrs`).
+static llvm::Expected<Role> roleOf(const Checker &c, mlir::DictionaryAttr attrs,
+                                   const llvm::Twine &what,
+                                   StringRef expected) {
+  mlir::Attribute attr = attrs ? attrs.get(kRoleAttr) : mlir::Attribute();
+  if (!attr)
+    return c.error(what + " has no amp.role attribute (expected one of " +
+                   expected + "; see docs/training-step.md)");
+  auto str = llvm::dyn_cast<mlir::StringAttr>(attr);
+  if (!str) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << attr;
+    return c.error(what + ": amp.role must be a string, got " + text);
+  }
+  std::optional<Role> role = parseRole(str.getValue());
+  if (!role)
+    return c.error(what + " has unknown amp.role \"" + str.getValue() +
+                   "\" (expected one of " + expected + ")");
+  return *role;
+}
+
+static llvm::Error setUnique(const Checker &c, int64_t &slot, int64_t index,
+                             const llvm::Twine &kind, Role role) {
+  if (slot >= 0)
+    return c.error(kind + " " + llvm::Twine(index) + " and " +
+                   llvm::Twine(slot) + " both have amp.role \"" +
+                   roleName(role) + "\"; expected one");
+  slot = index;
+  return llvm::Error::success();
+}
+
+bool amp::run::hasResultRole(mlir::func::FuncOp fn, StringRef role) {
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    if (auto s = fn.getResultAttrOfType<mlir::StringAttr>(i, kRoleAttr))
+      if (s.getValue() == role)
+        return true;
+  return false;
+}
+
+/// Checks the parts common to step and eval functions.
+static llvm::Error checkDefinition(const Checker &c, mlir::func::FuncOp fn) {
+  if (fn.isExternal())
+    return c.error("is only a declaration; amp-run needs its body");
+  return llvm::Error::success();
+}
+
+llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
+  Checker c{fn.getSymName().str()};
+  if (auto err = checkDefinition(c, fn))
+    return std::move(err);
+  Signature sig;
+  sig.name = c.fnName;
+  StringRef argRoles = "input, label, param, opt_state, loss_scale, good_steps";
+  StringRef resultRoles = "loss, update, loss_scale, good_steps, step_ok";
+
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    std::string what = ("argument " + llvm::Twine(i)).str();
+    auto role = roleOf(c, fn.getArgAttrDict(i), what, argRoles);
+    if (!role)
+      return role.takeError();
+    if (*role == Role::Loss || *role == Role::Update || *role == Role::StepOk ||
+        *role == Role::Logits)
+      return c.error(what + " has amp.role \"" + roleName(*role) +
+                     "\", a result role (arguments: " + argRoles + ")");
+    auto spec = specOf(c, fn.getArgumentTypes()[i], what, *role);
+    if (!spec)
+      return spec.takeError();
+    switch (*role) {
+    case Role::Input:
+      if (auto err = setUnique(c, sig.input, i, "arguments", *role))
+        return std::move(err);
+      if (spec->shape.size() < 2)
+        return c.error(what + " (input) has type " + spec->str() +
+                       "; expected a batch: rank >= 2, batch first");
+      break;
+    case Role::Label:
+      if (auto err = setUnique(c, sig.label, i, "arguments", *role))
+        return std::move(err);
+      if (spec->shape.size() != 2)
+        return c.error(what + " (label) has type " + spec->str() +
+                       "; expected one-hot labels tensor<BATCHxCLASSESxf32>");
+      break;
+    case Role::Param:
+      sig.params.push_back(i);
+      break;
+    case Role::OptState:
+      break;
+    case Role::LossScale:
+      if (auto err = setUnique(c, sig.lossScaleArg, i, "arguments", *role))
+        return std::move(err);
+      if (auto err = checkScalar(c, *spec, what, *role))
+        return std::move(err);
+      break;
+    case Role::GoodSteps:
+      if (auto err = setUnique(c, sig.goodStepsArg, i, "arguments", *role))
+        return std::move(err);
+      if (auto err = checkScalar(c, *spec, what, *role))
+        return std::move(err);
+      break;
+    default:
+      llvm_unreachable("result roles rejected above");
+    }
+    sig.args.push_back({*role, std::move(*spec), -1});
+  }
+  if (sig.input < 0)
+    return c.error("no argument has amp.role \"input\"");
+  if (sig.label < 0)
+    return c.error("no argument has amp.role \"label\"");
+  const TensorSpec &input = sig.args[sig.input].spec;
+  const TensorSpec &label = sig.args[sig.label].spec;
+  if (input.shape[0] != label.shape[0])
+    return c.error("the input " + input.str() + " and the label " +
+                   label.str() + " have different batch sizes");
+
+  llvm::SmallVector<int64_t, 8> updatedBy(sig.args.size(), -1);
+  int64_t goodStepsResult = -1;
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
+    std::string what = ("result " + llvm::Twine(i)).str();
+    auto role = roleOf(c, fn.getResultAttrDict(i), what, resultRoles);
+    if (!role)
+      return role.takeError();
+    if (*role == Role::Input || *role == Role::Label || *role == Role::Param ||
+        *role == Role::OptState || *role == Role::Logits)
+      return c.error(what + " has amp.role \"" + roleName(*role) + "\", " +
+                     (*role == Role::Logits ? "the result role of an eval "
+                                              "function"
+                                            : "an argument role") +
+                     " (step results: " + resultRoles + ")");
+    auto spec = specOf(c, fn.getResultTypes()[i], what, *role);
+    if (!spec)
+      return spec.takeError();
+    RoleValue value{*role, *spec, -1};
+    switch (*role) {
+    case Role::Loss:
+      if (auto err = setUnique(c, sig.loss, i, "results", *role))
+        return std::move(err);
+      if (auto err = checkScalar(c, *spec, what, *role))
+        return std::move(err);
+      break;
+    case Role::StepOk:
+      if (auto err = setUnique(c, sig.stepOk, i, "results", *role))
+        return std::move(err);
+      if (auto err = checkScalar(c, *spec, what, *role))
+        return std::move(err);
+      break;
+    case Role::LossScale:
+      if (auto err = setUnique(c, sig.lossScaleResult, i, "results", *role))
+        return std::move(err);
+      if (sig.lossScaleArg < 0)
+        return c.error(what + " (loss_scale) has no loss_scale argument to "
+                              "replace");
+      value.target = sig.lossScaleArg;
+      break;
+    case Role::GoodSteps:
+      if (auto err = setUnique(c, goodStepsResult, i, "results", *role))
+        return std::move(err);
+      if (sig.goodStepsArg < 0)
+        return c.error(what + " (good_steps) has no good_steps argument to "
+                              "replace");
+      value.target = sig.goodStepsArg;
+      break;
+    case Role::Update: {
+      mlir::DictionaryAttr attrs = fn.getResultAttrDict(i);
+      auto idx = attrs ? llvm::dyn_cast_or_null<mlir::IntegerAttr>(
+                             attrs.get(kUpdatesAttr))
+                       : mlir::IntegerAttr();
+      if (!idx)
+        return c.error(what + " (update) needs an integer amp.updates = "
+                              "<argument index> attribute");
+      int64_t target = idx.getValue().getSExtValue();
+      if (target < 0 || target >= static_cast<int64_t>(sig.args.size()))
+        return c.error(what + ": amp.updates = " + llvm::Twine(target) +
+                       " is not an argument index (the function has " +
+                       llvm::Twine(sig.args.size()) + " arguments)");
+      Role targetRole = sig.args[target].role;
+      if (targetRole != Role::Param && targetRole != Role::OptState)
+        return c.error(what + ": amp.updates = " + llvm::Twine(target) +
+                       " names argument " + llvm::Twine(target) +
+                       " whose role is \"" + roleName(targetRole) +
+                       "\"; updates replace a param or an opt_state");
+      value.target = target;
+      break;
+    }
+    default:
+      llvm_unreachable("other roles rejected above");
+    }
+    if (value.target >= 0) {
+      const TensorSpec &argSpec = sig.args[value.target].spec;
+      if (!(argSpec == *spec))
+        return c.error(what + " has type " + spec->str() +
+                       " but replaces argument " + llvm::Twine(value.target) +
+                       " of type " + argSpec.str());
+      if (updatedBy[value.target] >= 0)
+        return c.error("results " + llvm::Twine(updatedBy[value.target]) +
+                       " and " + llvm::Twine(i) + " both replace argument " +
+                       llvm::Twine(value.target));
+      updatedBy[value.target] = i;
+    }
+    sig.results.push_back(std::move(value));
+  }
+  if (sig.loss < 0)
+    return c.error("no result has amp.role \"loss\"");
+  return sig;
+}
+
+llvm::Expected<Signature> amp::run::analyzeEval(mlir::func::FuncOp fn,
+                                                const Signature &step) {
+  Checker c{fn.getSymName().str()};
+  if (auto err = checkDefinition(c, fn))
+    return std::move(err);
+  Signature sig;
+  sig.name = c.fnName;
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    std::string what = ("argument " + llvm::Twine(i)).str();
+    auto role = roleOf(c, fn.getArgAttrDict(i), what, "input, param");
+    if (!role)
+      return role.takeError();
+    if (*role != Role::Input && *role != Role::Param)
+      return c.error(what + " has amp.role \"" + roleName(*role) +
+                     "\"; eval function arguments are input or param");
+    auto spec = specOf(c, fn.getArgumentTypes()[i], what, *role);
+    if (!spec)
+      return spec.takeError();
+    if (*role == Role::Input) {
+      if (auto err = setUnique(c, sig.input, i, "arguments", *role))
+        return std::move(err);
+      const TensorSpec &stepInput = step.args[step.input].spec;
+      if (spec->shape.size() != stepInput.shape.size() ||
+          !llvm::equal(llvm::ArrayRef(spec->shape).drop_front(),
+                       llvm::ArrayRef(stepInput.shape).drop_front()))
+        return c.error(what + " (input) has type " + spec->str() +
+                       ", which does not match the samples of @" + step.name +
+                       "'s input " + stepInput.str() +
+                       " (only the batch size may differ)");
+    } else {
+      size_t k = sig.params.size();
+      if (k >= step.params.size())
+        return c.error("has more params than @" + step.name + " (" +
+                       llvm::Twine(step.params.size()) + ")");
+      const TensorSpec &stepParam = step.args[step.params[k]].spec;
+      if (!(*spec == stepParam))
+        return c.error(what + " (param " + llvm::Twine(k) + ") has type " +
+                       spec->str() + " but param " + llvm::Twine(k) + " of @" +
+                       step.name + " (argument " + llvm::Twine(step.params[k]) +
+                       ") has type " + stepParam.str());
+      sig.params.push_back(i);
+    }
+    sig.args.push_back({*role, std::move(*spec), -1});
+  }
+  if (sig.input < 0)
+    return c.error("no argument has amp.role \"input\"");
+  if (sig.params.size() != step.params.size())
+    return c.error("has " + llvm::Twine(sig.params.size()) + " params but @" +
+                   step.name + " has " + llvm::Twine(step.params.size()) +
+                   " (they are matched in order)");
+  if (fn.getNumResults() != 1)
+    return c.error("has " + llvm::Twine(fn.getNumResults()) +
+                   " results; an eval function returns only the logits");
+  auto role = roleOf(c, fn.getResultAttrDict(0), "result 0", "logits");
+  if (!role)
+    return role.takeError();
+  if (*role != Role::Logits)
+    return c.error("result 0 has amp.role \"" + roleName(*role) +
+                   "\"; an eval function returns \"logits\"");
+  auto spec = specOf(c, fn.getResultTypes()[0], "result 0", *role);
+  if (!spec)
+    return spec.takeError();
+  const TensorSpec &label = step.args[step.label].spec;
+  int64_t batch = sig.args[sig.input].spec.shape[0];
+  if (spec->shape.size() != 2 || spec->shape[0] != batch ||
+      spec->shape[1] != label.shape[1])
+    return c.error(
+        "result 0 (logits) has type " + spec->str() + "; expected tensor<" +
+        llvm::Twine(batch) + "x" + llvm::Twine(label.shape[1]) +
+        "xf32> (eval batch x the classes of @" + step.name + "'s label)");
+  sig.logits = 0;
+  sig.results.push_back({*role, std::move(*spec), -1});
+  return sig;
+}

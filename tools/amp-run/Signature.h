@@ -1,0 +1,107 @@
+//===- Signature.h - amp.role analysis of step/eval functions ---*- C++ -*-===//
+//
+// Reads the `amp.role` (and `amp.updates`) attributes of a training step's
+// and an evaluation function's arguments and results (docs/training-step.md)
+// and checks them: every argument and result has a known role, the types fit
+// the role, updates name a state argument of the same type.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUN_SIGNATURE_H
+#define AMP_RUN_SIGNATURE_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
+} // namespace mlir
+
+namespace amp::run {
+
+enum class Role {
+  // Arguments.
+  Input,
+  Label,
+  Param,
+  OptState,
+  // Arguments and results.
+  LossScale,
+  GoodSteps,
+  // Results.
+  Loss,
+  Update,
+  StepOk,
+  Logits,
+};
+
+llvm::StringRef roleName(Role role);
+
+/// Element types amp-run can pass: f32, i32, i1 (one byte in memory).
+enum class ElemKind { F32, I32, I1 };
+
+/// A statically shaped tensor as amp-run passes it: after one-shot
+/// bufferization with identity layouts, a memref with this shape.
+struct TensorSpec {
+  llvm::SmallVector<int64_t, 4> shape;
+  ElemKind elem = ElemKind::F32;
+
+  int64_t numElements() const;
+  int64_t elemBytes() const;
+  int64_t numBytes() const { return numElements() * elemBytes(); }
+  /// Words of its memref descriptor: allocated, aligned, offset, sizes,
+  /// strides.
+  int64_t descriptorWords() const { return 3 + 2 * shape.size(); }
+  std::string str() const;
+  bool operator==(const TensorSpec &other) const {
+    return shape == other.shape && elem == other.elem;
+  }
+};
+
+struct RoleValue {
+  Role role;
+  TensorSpec spec;
+  /// For results: the argument this result replaces for the next step
+  /// (`update`: `amp.updates`; `loss_scale`, `good_steps`: the argument of
+  /// the same role), or -1.
+  int64_t target = -1;
+};
+
+/// The roles of a step or eval function, with the positions of the unique
+/// ones (-1 when absent).
+struct Signature {
+  std::string name;
+  llvm::SmallVector<RoleValue, 8> args;
+  llvm::SmallVector<RoleValue, 8> results;
+  int64_t input = -1, label = -1, lossScaleArg = -1, goodStepsArg = -1;
+  int64_t loss = -1, stepOk = -1, logits = -1, lossScaleResult = -1;
+  /// Argument indices of `param`s, in order.
+  llvm::SmallVector<int64_t, 8> params;
+
+  int64_t batchSize() const { return args[input].spec.shape[0]; }
+  /// Product of the input's non-batch dimensions.
+  int64_t numFeatures() const;
+};
+
+/// The signature of the training step `fn`.
+llvm::Expected<Signature> analyzeStep(mlir::func::FuncOp fn);
+
+/// The signature of the evaluation function `fn`, whose `param`s must match
+/// those of `step` in order and type, and whose input must have the
+/// step's per-sample shape.
+llvm::Expected<Signature> analyzeEval(mlir::func::FuncOp fn,
+                                      const Signature &step);
+
+/// True if a result of `fn` has role `role` (to find the default step and
+/// eval functions).
+bool hasResultRole(mlir::func::FuncOp fn, llvm::StringRef role);
+
+} // namespace amp::run
+
+#endif // AMP_RUN_SIGNATURE_H
