@@ -1110,7 +1110,7 @@ def loss_head(fn, a, logits, y):
             if BUG == "xent-grad":
                 pv = bb.c(0.0)
             return bb.mul(bb.mul(bb.sub(pv, yv), sv),
-                          bb.c(1.0 / Bn, "inv_batch"))
+                          bb.c(a.loss_weight / Bn, "inv_batch"))
         dl = fn.generic("dlogits", sp, [(p, ij), (y, ij), (seed, [])], ij,
                         body)
         return loss, dl
@@ -1127,7 +1127,7 @@ def loss_head(fn, a, logits, y):
     fn.comment("dpred = 2 (pred - y) * seed / %d" % n)
     dl = fn.generic("dpred", sp, [(diff, ij), (seed, [])], ij,
                     lambda bb, dv, sv, o: bb.mul(bb.mul(dv, sv),
-                                                 bb.c(2.0 / n)))
+                                                 bb.c(2.0 * a.loss_weight / n)))
     return loss, dl
 
 
@@ -1148,7 +1148,10 @@ def state_specs(a, params):
 def optimizer(fn, a, P, S, grads, params):
     """Returns {state name: new value} for params and states (un-marked)."""
     new = {}
-    lr = a.lr
+    # The gradients carry --loss-weight; SGD and momentum divide it out of
+    # the learning rate, so the f32 step is unchanged (exactly, for powers
+    # of two).
+    lr = a.lr / a.loss_weight
     fn.blank()
     if a.optimizer == "sgd":
         fn.comment("---------------------------------- SGD: w' = w - lr g")
@@ -1236,6 +1239,9 @@ def emit_step(mod, a, model):
         outs.append((n, fn.state_update(old, new[n], "new_" + n)))
     for n, v in outs:
         fn.ret(v, 'amp.role = "update", amp.updates = %d : i64' % index[n])
+    if a.emit_grads:
+        for n, _, _ in params:
+            fn.ret(grads[n], 'amp.role = "grad"')
     fn.finish()
     return params, states, index
 
@@ -1551,6 +1557,10 @@ def command_line(a):
     if a.optimizer == "adam":
         parts += ["--beta1", flit_plain(a.beta1), "--beta2",
                   flit_plain(a.beta2), "--adam-eps", flit_plain(a.adam_eps)]
+    if a.loss_weight != 1.0:
+        parts += ["--loss-weight", flit_plain(a.loss_weight)]
+    if a.emit_grads:
+        parts.append("--emit-grads")
     if a.no_markers:
         parts.append("--no-markers")
     if a.dtype != "f32":
@@ -1585,11 +1595,15 @@ def gen(a):
               "  dlogits:  " + ("(softmax - y) * seed / %d" % model.B
                                 if a.head == "classifier" else
                                 "2 (pred - y) * seed / %d"
-                                % (model.B * model.outputs)),
+                                % (model.B * model.outputs))
+              + ("" if a.loss_weight == 1.0 else
+                 " * %s (--loss-weight; the loss returned is unweighted, "
+                 "the lr divided by it)" % flit_plain(a.loss_weight)),
               "  update:   %s, lr %s" % (opt[a.optimizer], flit_plain(a.lr)),
               "",
-              "@%s(x, y, %d params, %d optimizer states) -> (loss, %d updates)"
-              % (a.name, len(params), len(states), len(params) + len(states))]
+              "@%s(x, y, %d params, %d optimizer states) -> (loss, %d updates%s)"
+              % (a.name, len(params), len(states), len(params) + len(states),
+                 ", %d gradients" % len(params) if a.emit_grads else "")]
     if a.head == "classifier" and not a.no_predict:
         lines.append("@%s(x, params) -> logits" % a.predict_name)
     if a.no_markers:
@@ -1696,6 +1710,14 @@ def main(argv=None):
                    help="Adam (default 0.999)")
     g.add_argument("--adam-eps", type=float, default=1e-8,
                    help="Adam (default 1e-8)")
+    g.add_argument("--loss-weight", type=float, default=1.0,
+                   help="multiply the gradients by W (a weighted loss; the "
+                        "loss returned stays unweighted) and divide the "
+                        "learning rate by W: small W makes gradients that "
+                        "underflow f16 (sgd and momentum; default 1)")
+    g.add_argument("--emit-grads", action="store_true",
+                   help="also return every parameter gradient (the "
+                        "amp.param_grad values) with amp.role \"grad\"")
     g.add_argument("--no-markers", action="store_true",
                    help="the marker-free program (what amp-strip-markers "
                         "makes of the marked one)")
@@ -1765,6 +1787,11 @@ def main(argv=None):
         ap.error("--dmodel must be a multiple of --heads")
     if a.lr <= 0:
         ap.error("--lr must be > 0")
+    if not (a.loss_weight > 0 and math.isfinite(a.loss_weight)):
+        ap.error("--loss-weight must be a finite number > 0")
+    if a.loss_weight != 1.0 and a.optimizer == "adam":
+        ap.error("--loss-weight needs --optimizer sgd or momentum (Adam "
+                 "would not cancel it)")
     for nm in (a.name, a.predict_name):
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", nm):
             ap.error("function names must be identifiers")

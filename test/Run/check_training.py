@@ -3,9 +3,12 @@
 
     check_training.py LOG [--max-loss-ratio R] [--min-accuracy A]
                       [--reference REF_LOG --max-accuracy-drop D]
+                      [--reference REF_LOG --max-accuracy-gap D]
 
 Fails unless last loss < R * first loss (the `step N loss X` lines),
-`test accuracy A'` has A' > A, and A' >= (accuracy of REF_LOG) - D.
+`test accuracy A'` has A' > A, and A' >= (accuracy of REF_LOG) - D
+(--max-accuracy-drop) or |A' - accuracy of REF_LOG| <= D
+(--max-accuracy-gap).
 Prints what it read.
 """
 import argparse
@@ -32,6 +35,7 @@ def main():
     ap.add_argument("--min-accuracy", type=float, default=None)
     ap.add_argument("--reference", default=None)
     ap.add_argument("--max-accuracy-drop", type=float, default=0.0)
+    ap.add_argument("--max-accuracy-gap", type=float, default=None)
     args = ap.parse_args()
     losses, accuracy = read_log(args.log)
     if len(losses) < 2:
@@ -52,9 +56,14 @@ def main():
         if ref is None or accuracy is None:
             print(f"FAIL: no test accuracy to compare; {msg}")
             return 1
-        ok = ok and accuracy >= ref - args.max_accuracy_drop
-        msg += (f"; reference accuracy {ref:.4f} "
-                f"(max drop {args.max_accuracy_drop})")
+        if args.max_accuracy_gap is not None:
+            ok = ok and abs(accuracy - ref) <= args.max_accuracy_gap + 1e-9
+            msg += (f"; reference accuracy {ref:.4f} "
+                    f"(max gap {args.max_accuracy_gap})")
+        else:
+            ok = ok and accuracy >= ref - args.max_accuracy_drop
+            msg += (f"; reference accuracy {ref:.4f} "
+                    f"(max drop {args.max_accuracy_drop})")
     print(("OK: " if ok else "FAIL: ") + msg)
     return 0 if ok else 1
 

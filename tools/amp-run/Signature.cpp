@@ -36,6 +36,8 @@ StringRef amp::run::roleName(Role role) {
     return "update";
   case Role::StepOk:
     return "step_ok";
+  case Role::Grad:
+    return "grad";
   case Role::Logits:
     return "logits";
   }
@@ -53,6 +55,7 @@ static std::optional<Role> parseRole(StringRef name) {
       .Case("loss", Role::Loss)
       .Case("update", Role::Update)
       .Case("step_ok", Role::StepOk)
+      .Case("grad", Role::Grad)
       .Case("logits", Role::Logits)
       .Default(std::nullopt);
 }
@@ -219,7 +222,7 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
   Signature sig;
   sig.name = c.fnName;
   StringRef argRoles = "input, label, param, opt_state, loss_scale, good_steps";
-  StringRef resultRoles = "loss, update, loss_scale, good_steps, step_ok";
+  StringRef resultRoles = "loss, update, loss_scale, good_steps, step_ok, grad";
 
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::string what = ("argument " + llvm::Twine(i)).str();
@@ -227,7 +230,7 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
     if (!role)
       return role.takeError();
     if (*role == Role::Loss || *role == Role::Update || *role == Role::StepOk ||
-        *role == Role::Logits)
+        *role == Role::Grad || *role == Role::Logits)
       return c.error(what + " has amp.role \"" + roleName(*role) +
                      "\", a result role (arguments: " + argRoles + ")");
     auto spec = specOf(c, fn.getArgumentTypes()[i], what, *role);
@@ -310,6 +313,9 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
         return std::move(err);
       if (auto err = checkScalar(c, *spec, what, *role))
         return std::move(err);
+      break;
+    case Role::Grad:
+      sig.grads.push_back(i);
       break;
     case Role::LossScale:
       if (auto err = setUnique(c, sig.lossScaleResult, i, "results", *role))

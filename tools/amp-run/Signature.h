@@ -38,6 +38,7 @@ enum class Role {
   Loss,
   Update,
   StepOk,
+  Grad,
   Logits,
 };
 
@@ -83,6 +84,8 @@ struct Signature {
   int64_t loss = -1, stepOk = -1, logits = -1, lossScaleResult = -1;
   /// Argument indices of `param`s, in order.
   llvm::SmallVector<int64_t, 8> params;
+  /// Result indices of `grad`s (gradients returned for inspection).
+  llvm::SmallVector<int64_t, 8> grads;
 
   int64_t batchSize() const { return args[input].spec.shape[0]; }
   /// Product of the input's non-batch dimensions.

@@ -152,6 +152,24 @@ static cl::opt<bool> timing("timing",
                             cl::desc("Print timings on stderr (not "
                                      "deterministic)"),
                             cl::cat(runCategory));
+static cl::opt<bool>
+    printState("print-state",
+               cl::desc("Append to each step line a hash of the params and "
+                        "one of the optimizer state after the step, and how "
+                        "many of their elements are not finite"),
+               cl::cat(runCategory));
+static cl::list<int64_t>
+    poisonSteps("poison-steps",
+                cl::desc("Steps (1-based) whose input batch gets "
+                         "--poison-value in its first element, to make "
+                         "gradients overflow"),
+                cl::value_desc("N,M,..."), cl::CommaSeparated,
+                cl::cat(runCategory));
+static cl::opt<double>
+    poisonValue("poison-value",
+                cl::desc("The value --poison-steps writes (default 1e30: "
+                         "finite in f32, inf in f16)"),
+                cl::init(1e30), cl::cat(runCategory));
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -368,6 +386,30 @@ static std::string formatScale(double s) {
 
 /// Fills a batch: rows `rows[begin..begin+batch)` of `data` (zeros past the
 /// end), and their one-hot labels if `label` is given.
+/// 64-bit FNV-1a over the bytes of `tensors`: equal hashes before and after
+/// a skipped step show the state was left bit-identical.
+static uint64_t hashBytes(llvm::ArrayRef<HostTensor *> tensors) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (HostTensor *t : tensors) {
+    const auto *p = reinterpret_cast<const unsigned char *>(t->bytes());
+    for (int64_t i = 0, e = t->spec.numBytes(); i < e; ++i)
+      h = (h ^ p[i]) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+static int64_t countNonFinite(llvm::ArrayRef<HostTensor *> tensors) {
+  int64_t n = 0;
+  for (HostTensor *t : tensors) {
+    if (t->spec.elem != ElemKind::F32)
+      continue;
+    const float *v = t->f32();
+    for (int64_t i = 0, e = t->spec.numElements(); i < e; ++i)
+      n += !std::isfinite(v[i]);
+  }
+  return n;
+}
+
 static void fillBatch(const Dataset &data, llvm::ArrayRef<int64_t> rows,
                       int64_t begin, HostTensor &input, HostTensor *label) {
   int64_t batch = input.spec.shape[0];
@@ -679,6 +721,26 @@ static llvm::Error run() {
                  << " steps\n";
   }
 
+  for (int64_t p : poisonSteps)
+    if (p < 1 || p > totalSteps)
+      return makeError("--poison-steps: step " + llvm::Twine(p) +
+                       " is not in 1.." + llvm::Twine(totalSteps));
+  llvm::SmallDenseSet<int64_t, 8> poisoned(poisonSteps.begin(),
+                                           poisonSteps.end());
+  llvm::SmallVector<HostTensor *, 8> paramTensors, optTensors;
+  for (size_t i = 0; i < step->args.size(); ++i) {
+    if (step->args[i].role == Role::Param)
+      paramTensors.push_back(state[i].get());
+    else if (step->args[i].role == Role::OptState)
+      optTensors.push_back(state[i].get());
+  }
+  int64_t gradElements = 0;
+  for (int64_t r : step->grads)
+    gradElements += step->results[r].spec.numElements();
+  std::vector<float> gradBuffer;
+  double zeroShareSum = 0;
+  int64_t zeroShareSteps = 0;
+
   // Train.
   Stopwatch training;
   std::vector<int64_t> order = split.train;
@@ -693,6 +755,8 @@ static llvm::Error run() {
       shuffle(order, shuffleRng);
     }
     fillBatch(data, order, inEpoch * batch, input, &label);
+    if (poisoned.contains(s + 1))
+      input.f32()[0] = static_cast<float>(poisonValue);
     double scale =
         step->lossScaleArg >= 0 ? state[step->lossScaleArg]->f32()[0] : 0.0;
 
@@ -714,6 +778,23 @@ static llvm::Error run() {
       ok = (flag & 1) != 0;
       skipped += ok ? 0 : 1;
     }
+    // The gradients the step returns: the share of exact zeros (f16
+    // underflow flushes them) and of non-finite elements (overflow).
+    int64_t zeroGrads = 0, nonFiniteGrads = 0;
+    for (int64_t r : step->grads) {
+      gradBuffer.resize(step->results[r].spec.numElements());
+      stepCall.copyResult(r, reinterpret_cast<char *>(gradBuffer.data()));
+      for (float g : gradBuffer) {
+        zeroGrads += g == 0.0f;
+        nonFiniteGrads += !std::isfinite(g);
+      }
+    }
+    double zeroShare =
+        gradElements ? static_cast<double>(zeroGrads) / gradElements : 0.0;
+    if (gradElements && ok) {
+      zeroShareSum += zeroShare;
+      ++zeroShareSteps;
+    }
     for (size_t i = 0; i < step->results.size(); ++i)
       if (step->results[i].target >= 0)
         stepCall.copyResult(i, state[step->results[i].target]->bytes());
@@ -731,6 +812,17 @@ static llvm::Error run() {
         llvm::outs() << " scale " << formatScale(scale);
       if (step->stepOk >= 0)
         llvm::outs() << " skipped " << (ok ? "no" : "yes");
+      if (gradElements)
+        llvm::outs() << " zero-grads " << llvm::format("%.4f", zeroShare)
+                     << " nonfinite-grads " << nonFiniteGrads;
+      if (printState)
+        llvm::outs() << " params "
+                     << llvm::format_hex_no_prefix(hashBytes(paramTensors), 16)
+                     << " opt "
+                     << llvm::format_hex_no_prefix(hashBytes(optTensors), 16)
+                     << " nonfinite-state "
+                     << countNonFinite(paramTensors) +
+                            countNonFinite(optTensors);
       llvm::outs() << "\n";
     }
   }
@@ -740,6 +832,12 @@ static llvm::Error run() {
                  << formatScale(state[step->lossScaleArg]->f32()[0]) << "\n";
   if (step->stepOk >= 0 && !quiet)
     llvm::outs() << "skipped steps " << skipped << "\n";
+  if (gradElements && !quiet)
+    llvm::outs() << "zero gradient share "
+                 << llvm::format("%.4f", zeroShareSteps
+                                             ? zeroShareSum / zeroShareSteps
+                                             : 0.0)
+                 << " (mean over " << zeroShareSteps << " applied steps)\n";
 
   // Evaluate.
   Stopwatch evaluating;
