@@ -194,19 +194,25 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
   });
 
   // Functions called only directly from this module can be specialised.
-  // One walk collects every symbol use (not one walk per function).
-  // Without a complete list of uses (unknown ops that may be symbol tables)
-  // nothing is specialised.
+  // One walk collects every symbol use (not one walk per function), and only
+  // when some function could be specialised: the walk visits every
+  // attribute of every op, a large share of the pass on big graphs whose
+  // functions are all public. Without a complete list of uses (unknown ops
+  // that may be symbol tables) nothing is specialised.
+  auto isCandidate = [&](func::FuncOp func) {
+    return !func.isExternal() &&
+           !(func.isPublic() && options.keepPublicSignatures) &&
+           func->getParentOp() == module.getOperation();
+  };
   llvm::StringMap<SmallVector<Operation *>> users;
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(&module.getBodyRegion());
+  std::optional<SymbolTable::UseRange> uses;
+  if (llvm::any_of(module.getOps<func::FuncOp>(), isCandidate))
+    uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
   if (uses)
     for (const SymbolTable::SymbolUse &use : *uses)
       users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
   module.walk([&](func::FuncOp func) {
-    if (!uses || func.isExternal() ||
-        (func.isPublic() && options.keepPublicSignatures) ||
-        func->getParentOp() != module.getOperation())
+    if (!uses || !isCandidate(func))
       return;
     SmallVector<func::CallOp> calls;
     for (Operation *user : users.lookup(func.getSymName())) {
