@@ -3,16 +3,38 @@
 # (f32, f16 or bf16, static shapes) to the LLVM dialect, ready for
 # mlir-runner. See docs/lowering.md.
 #
-#   scripts/lower-to-llvm.sh [FILE|-] [extra mlir-opt options...] > out.mlir
+#   scripts/lower-to-llvm.sh [--lower-to-runtime] [FILE|-] [extra mlir-opt options...] > out.mlir
 #
 # Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The
 # mlir-opt binary is $MLIR_OPT, else `mlir-opt` on PATH, else
 # /usr/lib/llvm-22/bin/mlir-opt, else `mlir-opt-22` on PATH.
 #
+# --lower-to-runtime runs amp-lower-to-runtime right after bufferization
+# (low-precision matmuls and convolutions call libamp_rt; run the result
+# with -shared-libs=.../libamp_rt.so, see docs/tensor-cores.md). That pass
+# is amp-opt's: the binary is then $AMP_OPT, else `amp-opt` on PATH, else
+# build/bin/amp-opt next to this script.
+#
 # amp-run runs the same passes in-process (kLoweringPipeline in
 # tools/amp-run/amp-run.cpp): keep the two in step;
 # test/Run/pipeline-in-step.test compares them.
 set -euo pipefail
+
+runtime_passes=()
+if [[ ${1:-} == --lower-to-runtime ]]; then
+  runtime_passes=(--amp-lower-to-runtime)
+  shift
+  if [[ -n ${AMP_OPT:-} ]]; then
+    MLIR_OPT=$AMP_OPT
+  elif command -v amp-opt > /dev/null 2>&1; then
+    MLIR_OPT=amp-opt
+  elif [[ -x $(dirname "$0")/../build/bin/amp-opt ]]; then
+    MLIR_OPT=$(dirname "$0")/../build/bin/amp-opt
+  else
+    echo "lower-to-llvm.sh: --lower-to-runtime needs amp-opt (set AMP_OPT)" >&2
+    exit 2
+  fi
+fi
 
 input=-
 if [[ $# -gt 0 ]]; then
@@ -37,6 +59,7 @@ fi
 exec "$MLIR_OPT" "$input" "$@" \
   --convert-elementwise-to-linalg \
   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
+  "${runtime_passes[@]}" \
   --canonicalize \
   --buffer-deallocation-pipeline \
   --convert-bufferization-to-memref \

@@ -50,3 +50,11 @@ digits = find_digits()
 if digits:
     config.available_features.add("digits")
 config.substitutions.append(("%digits", digits or "/nonexistent/digits.csv.gz"))
+
+# libamp_rt of this build (runtime/), which code lowered with
+# amp-lower-to-runtime calls: `%amp_rt_lib`, feature `amp-runtime` when built.
+amp_rt_lib = os.path.join(config.amp_libs_dir,
+                          "libamp_rt" + config.llvm_shlib_ext)
+if os.path.isfile(amp_rt_lib):
+    config.available_features.add("amp-runtime")
+config.substitutions.append(("%amp_rt_lib", amp_rt_lib))

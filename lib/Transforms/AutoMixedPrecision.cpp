@@ -403,7 +403,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
                                   << painting.explain(node);
     }
   }
-  // For amp-report: the rewrite clones ops with their attributes.
+  // For amp-report-write: the rewrite clones ops with their attributes.
   if (annotate)
     annotatePrecisionDecisions(painting);
 

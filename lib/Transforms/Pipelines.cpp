@@ -18,15 +18,29 @@ static std::string resolveLossScaling(const AmpPipelineOptions &options) {
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm,
                                  const AmpPipelineOptions &options) {
+  // The report (docs/reports.md) compares snapshots taken before and right
+  // after the rewrite with the IR after the cast cleanup. A target without
+  // an output still gets amp-report-write, which checks it and says so.
+  bool reporting = !options.report.empty() || options.summary ||
+                   !options.dot.empty() || options.target != "h100";
+  if (reporting)
+    pm.addPass(createReportSnapshotPass({/*stage=*/"input"}));
   AutoMixedPrecisionPassOptions ampOptions;
   ampOptions.mode = options.mode;
   ampOptions.policyFile = options.policy;
   ampOptions.explain = options.explain;
   ampOptions.printStats = options.stats;
+  ampOptions.annotate = reporting;
   pm.addPass(createAutoMixedPrecisionPass(ampOptions));
+  if (reporting)
+    pm.addPass(createReportSnapshotPass({/*stage=*/"rewritten"}));
   OptimizeCastsPassOptions castOptions;
   castOptions.printStats = options.stats;
   pm.addPass(createOptimizeCastsPass(castOptions));
+  if (reporting)
+    pm.addPass(
+        createReportWritePass({options.report, options.summary, options.target,
+                               options.dot, options.dotFunction}));
   pm.addPass(createCheckMasterWeightsPass());
   LossScalingPassOptions scalingOptions;
   scalingOptions.mode = resolveLossScaling(options);
@@ -56,6 +70,11 @@ void mlir::amp::registerAmpPipelines() {
         explained.lossScaling = options.lossScaling;
         explained.initScale = options.initScale;
         explained.lossScaleState = options.lossScaleState;
+        explained.report = options.report;
+        explained.summary = options.summary;
+        explained.target = options.target;
+        explained.dot = options.dot;
+        explained.dotFunction = options.dotFunction;
         buildAmpPipeline(pm, explained);
       });
 }

@@ -2,20 +2,31 @@
 """Checks that scripts/lower-to-llvm.sh and `amp-run --print-pipeline` run
 the same passes, in the same order, with the same options.
 
-    check_pipeline.py SCRIPT PIPELINE_FILE
+    check_pipeline.py SCRIPT PIPELINE_FILE [--lower-to-runtime]
 
 SCRIPT is lower-to-llvm.sh (its `--pass[=options]` lines after `exec`);
-PIPELINE_FILE holds amp-run's `builtin.module(a,b{opts},...)`.
+PIPELINE_FILE holds amp-run's `builtin.module(a,b{opts},...)`. The script's
+`"${runtime_passes[@]}"` line stands for nothing, or with
+--lower-to-runtime for the passes of its `runtime_passes=(--a --b)`.
 """
 import re
 import sys
 
 
-def script_passes(text):
+def script_passes(text, lower_to_runtime=False):
+    runtime = []
+    if lower_to_runtime:
+        m = re.search(r"runtime_passes=\(([^)]+)\)", text)
+        if not m:
+            sys.exit("the script sets no runtime_passes=(...)")
+        runtime = [p[2:] for p in m.group(1).split()]
     body = text[text.index('exec "$MLIR_OPT"'):]
     passes = []
     for line in body.splitlines()[1:]:
         line = line.strip().rstrip("\\").strip()
+        if line == '"${runtime_passes[@]}"':
+            passes.extend(runtime)
+            continue
         if not line.startswith("--"):
             continue
         m = re.fullmatch(r'--([\w-]+)(?:="(.*)"|=(\S+))?', line)
@@ -49,7 +60,8 @@ def pipeline_passes(text):
 
 
 def main():
-    script = script_passes(open(sys.argv[1]).read())
+    script = script_passes(open(sys.argv[1]).read(),
+                           "--lower-to-runtime" in sys.argv[3:])
     amp_run = pipeline_passes(open(sys.argv[2]).read())
     if script == amp_run:
         print(f"in step: {len(script)} passes")

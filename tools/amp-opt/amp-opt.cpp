@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReportFlags.h"
 #include "TestDialect.h"
 #include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Transforms/Passes.h"
@@ -15,6 +16,10 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -27,6 +32,19 @@ int main(int argc, char **argv) {
   registry.insert<mlir::amp::AmpDialect>();
   mlir::amp::test::registerTestDialect(registry);
 
+  // --amp-report=<file> & co. are shorthands for options of --amp.
+  std::vector<std::string> args(argv, argv + argc);
+  std::string error;
+  if (!mlir::amp::expandReportShorthands(args, error)) {
+    llvm::errs() << argv[0] << ": " << error << "\n";
+    return 1;
+  }
+  std::vector<char *> expanded;
+  for (std::string &arg : args)
+    expanded.push_back(arg.data());
+  expanded.push_back(nullptr);
+
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "amp-opt: automatic mixed precision for MLIR\n", registry));
+      static_cast<int>(args.size()), expanded.data(),
+      "amp-opt: automatic mixed precision for MLIR\n", registry));
 }

@@ -12,6 +12,8 @@
 #include "Signature.h"
 #include "TrackedAlloc.h"
 
+#include "amp/Transforms/Passes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -139,6 +141,17 @@ static cl::list<std::string>
                cl::desc("Extra libraries to resolve symbols from (the "
                         "MLIR C runner utilities are loaded when present)"),
                cl::CommaSeparated, cl::cat(runCategory));
+static cl::opt<bool> lowerToRuntime(
+    "lower-to-runtime",
+    cl::desc("Run amp-lower-to-runtime right after bufferization: "
+             "low-precision matmuls and convolutions call libamp_rt "
+             "(docs/tensor-cores.md)"),
+    cl::cat(runCategory));
+static cl::opt<std::string> runtimeLib(
+    "runtime-lib",
+    cl::desc("libamp_rt to load with --lower-to-runtime (default: the one "
+             "of this build)"),
+    cl::value_desc("path"), cl::cat(runCategory));
 static cl::opt<bool>
     printPipeline("print-pipeline",
                   cl::desc("Print the lowering pipeline and exit"),
@@ -509,13 +522,39 @@ static llvm::Expected<Dataset> loadData(const Signature &step) {
   return data;
 }
 
-/// Lowers `module` to the LLVM dialect with kLoweringPipeline.
+/// kLoweringPipeline, with amp-lower-to-runtime right after
+/// one-shot-bufferize under --lower-to-runtime (the first pass that sees
+/// memrefs; scripts/lower-to-llvm.sh --lower-to-runtime does the same).
+static std::string getLoweringPipeline() {
+  std::string pipeline = kLoweringPipeline.str();
+  if (!lowerToRuntime)
+    return pipeline;
+  size_t bufferize = pipeline.find("one-shot-bufferize");
+  size_t next = pipeline.find("},", bufferize);
+  if (bufferize == std::string::npos || next == std::string::npos)
+    return pipeline + ",amp-lower-to-runtime"; // fails the in-step test
+  pipeline.insert(next + 2, "amp-lower-to-runtime,");
+  return pipeline;
+}
+
+/// The libamp_rt that --lower-to-runtime loads.
+static std::string getRuntimeLib() {
+  if (!runtimeLib.empty())
+    return runtimeLib;
+#ifdef AMP_RUN_RUNTIME_LIB
+  return AMP_RUN_RUNTIME_LIB;
+#else
+  return "libamp_rt.so";
+#endif
+}
+
+/// Lowers `module` to the LLVM dialect with getLoweringPipeline().
 static llvm::Error lower(mlir::ModuleOp module) {
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName(),
                        mlir::OpPassManager::Nesting::Implicit);
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  if (failed(mlir::parsePassPipeline(kLoweringPipeline, pm, os)))
+  if (failed(mlir::parsePassPipeline(getLoweringPipeline(), pm, os)))
     return makeError("internal error: bad lowering pipeline: " + errors);
   if (failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed (the pipeline of "
@@ -651,6 +690,14 @@ static llvm::Error run() {
     if (llvm::sys::fs::exists(AMP_RUN_MLIR_LIB_DIR "/" + lib.str()))
       libs.push_back(AMP_RUN_MLIR_LIB_DIR "/" + lib.str());
 #endif
+  if (lowerToRuntime) {
+    std::string rt = getRuntimeLib();
+    if (!llvm::sys::fs::exists(rt))
+      return makeError("runtime library '" + rt +
+                       "' not found (build libamp_rt, or pass "
+                       "--runtime-lib=PATH)");
+    libs.push_back(rt);
+  }
   for (const std::string &lib : libs)
     if (!llvm::sys::fs::exists(lib))
       return makeError("shared library '" + lib + "' not found");
@@ -906,13 +953,14 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerAllPasses();
+  mlir::amp::registerAMPPasses(); // amp-lower-to-runtime
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "amp-run: JIT-compile a training step (amp.role ABI, "
       "docs/training-step.md) and train with it on the CPU\n");
   if (printPipeline) {
-    llvm::outs() << "builtin.module(" << kLoweringPipeline << ")\n";
+    llvm::outs() << "builtin.module(" << getLoweringPipeline() << ")\n";
     return 0;
   }
   if (llvm::Error err = run()) {

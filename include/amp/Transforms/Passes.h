@@ -39,6 +39,29 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       *this, "state",
       llvm::cl::desc("Where the loss-scale state lives: args or globals"),
       llvm::cl::init("args")};
+  // What the rewrite did (docs/reports.md): any of report, summary, dot
+  // turns on amp-report-snapshot and amp-report-write around the rewrite.
+  PassOptions::Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Write the JSON report of the rewrite to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> summary{
+      *this, "summary", llvm::cl::desc("Print the report as a table to stderr"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("GPU preset of the report's step-time estimate: v100, "
+                     "a100 or h100"),
+      llvm::cl::init("h100")};
+  PassOptions::Option<std::string> dot{
+      *this, "dot",
+      llvm::cl::desc("Write the mixed-precision dataflow graph as Graphviz "
+                     "DOT to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> dotFunction{
+      *this, "dot-func",
+      llvm::cl::desc("Only draw this function in the DOT graph"),
+      llvm::cl::init("")};
 };
 
 /// Adds amp-auto-mixed-precision, amp-optimize-casts,

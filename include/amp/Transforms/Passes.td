@@ -84,6 +84,9 @@ def AutoMixedPrecisionPass
     Option<"printPolicy", "print-policy", "bool", /*default=*/"false",
            "Print the effective policy (defaults, file and edits) to stdout "
            "as a policy file">,
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Attach each classified op's class, precision and reason as an "
+           "amp.decision attribute (read and removed by amp-report-write)">,
   ];
   let statistics = [
     Statistic<"numOpsLow", "ops-converted",
@@ -297,6 +300,212 @@ def CheckMasterWeightsPass
 
     The pass changes nothing.
   }];
+}
+
+def PadForTensorCoresPass
+    : Pass<"amp-pad-for-tensor-cores", "::mlir::ModuleOp"> {
+  let summary = "Pad M/N/K and conv channels of low-precision contractions "
+                "to Tensor Core multiples";
+  let description = [{
+    Tensor Cores (and cuBLAS / cuDNN's fastest kernels) want the GEMM
+    dimensions M, N, K — and a convolution's input and output channels C
+    and F — to be multiples of 8 for f16 / bf16 operands (16 for int8).
+    This pass pads them, on tensors, for
+
+    * `linalg.matmul` and `linalg.batch_matmul` (transposed forms given by
+      `indexing_maps` included): M, N and K, never the batch dimension;
+    * `linalg.conv_2d_nhwc_hwcf` and `linalg.conv_2d_nchw_fchw`: C and F,
+      never the batch, spatial or window dimensions;
+
+    whose inputs are both f16 / bf16 (`multiple`) or both i8
+    (`int8-multiple`); the `outs` may have any type (f32 accumulators from
+    amp-auto-mixed-precision). Every operand with a dimension to pad gets a
+    `tensor.pad` with a zero of its element type (zeros add nothing to the
+    products; padded rows / columns / channels of the result are dropped),
+    the accumulator `outs` too, and the result is sliced back with
+    `tensor.extract_slice`.
+
+    Cost rule: an op is padded only if the padded iteration space is at
+    most `max-flop-growth` (default 0.25, i.e. 25%) larger than the
+    original one, i.e. the product of padded/original over the padded
+    dimensions is at most 1 + max-flop-growth. M×N×K = 30×50×70 → 32×56×72
+    (+23%) is padded; K = 3 → 8 (+167%) is not. Aligned ops are left
+    alone, so the pass is idempotent. Ops whose dimensions to pad are
+    dynamic are left alone with a remark; so are ops the cost rule rejects.
+
+    Example (f16, multiple=8):
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<30x70xf16>, tensor<70x50xf16>)
+                       outs(%c : tensor<30x50xf32>) -> tensor<30x50xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %z16 = arith.constant 0.000000e+00 : f16
+    %pa = tensor.pad %a low[0, 0] high[2, 2] { tensor.yield %z16 : f16 }
+        : tensor<30x70xf16> to tensor<32x72xf16>
+    %pb = tensor.pad %b low[0, 0] high[2, 6] { tensor.yield %z16 : f16 }
+        : tensor<70x50xf16> to tensor<72x56xf16>
+    %z32 = arith.constant 0.000000e+00 : f32
+    %pc = tensor.pad %c low[0, 0] high[2, 6] { tensor.yield %z32 : f32 }
+        : tensor<30x50xf32> to tensor<32x56xf32>
+    %p = linalg.matmul ins(%pa, %pb : tensor<32x72xf16>, tensor<72x56xf16>)
+                       outs(%pc : tensor<32x56xf32>) -> tensor<32x56xf32>
+    %r = tensor.extract_slice %p[0, 0] [30, 50] [1, 1]
+        : tensor<32x56xf32> to tensor<30x50xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"multiple", "multiple", "int64_t", /*default=*/"8",
+           "Pad to a multiple of this for f16 / bf16 inputs (>= 1)">,
+    Option<"int8Multiple", "int8-multiple", "int64_t", /*default=*/"16",
+           "Pad to a multiple of this for i8 inputs (>= 1)">,
+    Option<"maxFlopGrowth", "max-flop-growth", "double", /*default=*/"0.25",
+           "Pad only if the padded op does at most this fraction more "
+           "multiply-adds (>= 0)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Also emit a remark for every op that is padded or already "
+           "aligned">,
+    Option<"printStats", "stats", "bool", /*default=*/"false",
+           "Print the statistics to stderr (Debian's Release MLIR has no "
+           "--mlir-pass-statistics)">,
+  ];
+  let statistics = [
+    Statistic<"numPadded", "ops-padded", "Contractions padded">,
+    Statistic<"numAligned", "ops-aligned",
+              "Contractions already aligned (nothing to do)">,
+    Statistic<"numSkippedCost", "ops-skipped-cost",
+              "Contractions left alone by the cost rule">,
+    Statistic<"numSkippedDynamic", "ops-skipped-dynamic",
+              "Contractions left alone because a dimension to pad is "
+              "dynamic">,
+  ];
+}
+
+def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower low-precision matmuls and convolutions on memrefs to "
+                "libamp_rt calls";
+  let description = [{
+    Runs after bufferization. Every `linalg.matmul`, `linalg.batch_matmul`,
+    `linalg.conv_2d_nhwc_hwcf` and `linalg.conv_2d_nchw_fchw` on memrefs
+    whose two inputs are f16 (or both bf16) and whose output is f32 or the
+    input type becomes a `func.call` to the matching entry point of libamp_rt
+    (runtime/include/amp_rt.h), declared once per module as a private
+    function with `llvm.emit_c_interface`:
+
+    * `@amp_rt_matmul_<in>_<out>(A, B, C, i32 transA, i32 transB)`: C += A·B;
+      the transposed forms of `linalg.matmul` (A as KxM, B as NxK, given by
+      `indexing_maps`) set transA / transB;
+    * `@amp_rt_batch_matmul_<in>_<out>(A, B, C, i32 transA, i32 transB)`;
+    * `@amp_rt_conv2d_nhwc_hwcf_<in>_<out>(I, F, O, i64 strideH,
+      i64 strideW, i64 dilH, i64 dilW)` and the same for nchw_fchw.
+
+    Operands are cast (`memref.cast`) to the fully dynamic strided layout
+    (`memref<?x?xf16, strided<[?, ?], offset: ?>>`), so static shapes,
+    identity layouts and strided subviews all pass. Everything else (f32
+    inputs, other ops, other indexing maps such as broadcasts, non-strided
+    layouts, tensors) is left for the upstream lowering; with `explain` a
+    remark says why.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x10xf16>)
+                  outs(%c : memref<32x10xf32>)
+    ```
+
+    becomes
+
+    ```mlir
+    %0 = memref.cast %a : memref<32x64xf16>
+        to memref<?x?xf16, strided<[?, ?], offset: ?>>
+    %1 = memref.cast %b : ...
+    %2 = memref.cast %c : memref<32x10xf32>
+        to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    %no = arith.constant 0 : i32
+    call @amp_rt_matmul_f16_f32(%0, %1, %2, %no, %no)
+        : (memref<?x?xf16, strided<[?, ?], offset: ?>>, ...) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark for every candidate op: lowered, or why not">,
+    Option<"printStats", "stats", "bool", /*default=*/"false",
+           "Print the statistics to stderr (Debian's Release MLIR has no "
+           "--mlir-pass-statistics)">,
+  ];
+  let statistics = [
+    Statistic<"numLowered", "ops-lowered",
+              "Contractions lowered to runtime calls">,
+    Statistic<"numLeft", "ops-left",
+              "Low-precision contractions left for the upstream lowering">,
+  ];
+}
+
+def ReportSnapshotPass : Pass<"amp-report-snapshot", "::mlir::ModuleOp"> {
+  let summary = "Record the costs, casts and classes that amp-report-write "
+                "compares";
+  let description = [{
+    Measures every `func.func` (ops by class and precision, casts and their
+    bytes, contraction FLOPs, bytes of the values kept for the backward
+    pass, roofline times on every GPU preset) and keeps the numbers in a
+    module attribute `amp.report.<stage>` until `amp-report-write` compares them
+    and removes them. Run it with `stage=input` before
+    `amp-auto-mixed-precision{annotate=true}` and with `stage=rewritten`
+    right after it; the `amp` pipeline does so when one of its `report`,
+    `summary` or `dot` options is set:
+
+    ```
+    builtin.module(amp-report-snapshot{stage=input},
+                   amp-auto-mixed-precision{annotate=true},
+                   amp-report-snapshot{stage=rewritten}, amp-optimize-casts,
+                   amp-report-write{report=out.json summary=true})
+    ```
+
+    The IR is otherwise unchanged.
+  }];
+  let options = [
+    Option<"stage", "stage", "std::string", /*default=*/"\"input\"",
+           "input (before amp-auto-mixed-precision) or rewritten (right "
+           "after it)">,
+  ];
+}
+
+def ReportWritePass : Pass<"amp-report-write", "::mlir::ModuleOp"> {
+  let summary = "Report what the AMP rewrite did: JSON, a table, a DOT graph";
+  let description = [{
+    Compares the module with the snapshots of `amp-report-snapshot` and
+    writes, per function and in total: ops by class and by final precision,
+    casts inserted by `amp-auto-mixed-precision` and removed by
+    `amp-optimize-casts` with their bytes, the share of contraction FLOPs
+    running in low precision, the bytes of values kept for the backward
+    pass in f32 vs after the rewrite, and a roofline estimate of the step
+    time on a GPU preset before vs after (docs/reports.md defines every
+    number; docs/amp-report.schema.json the JSON).
+
+    `dot` writes the dataflow graph as Graphviz DOT, ops filled by precision
+    with the reason of their painting as tooltip.
+
+    Removes the snapshots and the `amp.decision` attributes: the IR it
+    leaves is the IR without reporting.
+  }];
+  let options = [
+    Option<"reportFile", "report", "std::string", /*default=*/"\"\"",
+           "Write the JSON report to this file ('-' for stdout)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Print the report as a table to stderr">,
+    Option<"target", "target", "std::string", /*default=*/"\"h100\"",
+           "GPU preset of the step-time estimate: v100, a100 or h100">,
+    Option<"dotFile", "dot", "std::string", /*default=*/"\"\"",
+           "Write the dataflow graph as Graphviz DOT to this file">,
+    Option<"dotFunction", "dot-func", "std::string", /*default=*/"\"\"",
+           "Only draw this function (default: every function)">,
+  ];
 }
 
 #endif // AMP_TRANSFORMS_PASSES

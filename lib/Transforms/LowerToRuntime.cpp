@@ -1,0 +1,329 @@
+//===- LowerToRuntime.cpp - The amp-lower-to-runtime pass -----------------===//
+//
+// After bufferization, replaces low-precision linalg.matmul /
+// linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf / linalg.conv_2d_nchw_fchw
+// on memrefs by calls into libamp_rt (runtime/include/amp_rt.h). The entry
+// points take fully dynamic strided memrefs through the C interface
+// (`llvm.emit_c_interface`, so the runtime receives `_mlir_ciface_`
+// descriptors), which is why every operand is first `memref.cast` to that
+// layout. Ops that no entry point implements stay for the upstream lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Transforms/Passes.h"
+
+#include "amp/Transforms/PassStatistics.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_LOWERTORUNTIMEPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+#define DEBUG_TYPE "amp-lower-to-runtime"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// One runtime call: the callee and the trailing scalar arguments after the
+/// three memrefs (i32 transA, transB for GEMMs; i64 strides and dilations
+/// for convolutions).
+struct RuntimeCall {
+  std::string callee;
+  SmallVector<Type, 4> scalarTypes;
+  SmallVector<int64_t, 4> scalars;
+};
+
+} // namespace
+
+/// The runtime's name of an element type, or "" if it has no entry points
+/// for it.
+static StringRef getTypeName(Type type) {
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF32())
+    return "f32";
+  return "";
+}
+
+/// The fully dynamic strided memref of `type`'s rank and element type: the
+/// parameter type of every entry point.
+static MemRefType getDynamicStridedType(MemRefType type) {
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  auto layout =
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, dynamic);
+  return MemRefType::get(dynamic, type.getElementType(), layout);
+}
+
+/// Whether `map`'s results are exactly the loop dimensions `dims`.
+static bool isDimList(AffineMap map, ArrayRef<unsigned> dims) {
+  if (map.getNumResults() != dims.size())
+    return false;
+  for (auto [expr, dim] : llvm::zip(map.getResults(), dims)) {
+    auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+    if (!dimExpr || dimExpr.getPosition() != dim)
+      return false;
+  }
+  return true;
+}
+
+/// transA / transB of a matmul or batch_matmul from its indexing maps: A is
+/// [b,] m×k or k×m, B is [b,] k×n or n×k, C must be [b,] m×n. Fails on
+/// anything else (broadcasts, permuted outputs, several m/n/k dims).
+static FailureOr<std::pair<int64_t, int64_t>> getTransposes(linalg::LinalgOp op,
+                                                            std::string &why) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() != (batched ? 1u : 0u)) {
+    why = "indexing maps are not a plain (batched) GEMM";
+    return failure();
+  }
+  auto with = [&](unsigned a, unsigned b) {
+    SmallVector<unsigned, 3> list(dims->batch.begin(), dims->batch.end());
+    list.push_back(a);
+    list.push_back(b);
+    return list;
+  };
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t transA, transB;
+  if (isDimList(maps[0], with(m, k)))
+    transA = 0;
+  else if (isDimList(maps[0], with(k, m)))
+    transA = 1;
+  else {
+    why = "the indexing map of A is neither MxK nor KxM";
+    return failure();
+  }
+  if (isDimList(maps[1], with(k, n)))
+    transB = 0;
+  else if (isDimList(maps[1], with(n, k)))
+    transB = 1;
+  else {
+    why = "the indexing map of B is neither KxN nor NxK";
+    return failure();
+  }
+  if (!isDimList(maps[2], with(m, n))) {
+    why = "the indexing map of C is not MxN";
+    return failure();
+  }
+  return std::make_pair(transA, transB);
+}
+
+/// Strides and dilations (H, W) of a 2-D convolution.
+template <typename ConvOp>
+static SmallVector<int64_t, 4> getConvScalars(ConvOp conv) {
+  auto strides =
+      llvm::to_vector(conv.getStrides().template getValues<int64_t>());
+  auto dilations =
+      llvm::to_vector(conv.getDilations().template getValues<int64_t>());
+  return {strides[0], strides[1], dilations[0], dilations[1]};
+}
+
+/// The runtime call implementing `op`, or the reason there is none.
+static FailureOr<RuntimeCall> matchRuntimeCall(linalg::LinalgOp op,
+                                               std::string &why) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
+    why = "not two inputs and one output";
+    return failure();
+  }
+  SmallVector<MemRefType, 3> types;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type) {
+      why = "an operand is not a ranked memref";
+      return failure();
+    }
+    if (type.getMemorySpace()) {
+      why = "an operand is not in the default memory space";
+      return failure();
+    }
+    if (!type.isStrided()) {
+      why = "an operand has a non-strided layout";
+      return failure();
+    }
+    types.push_back(type);
+  }
+  Type in = types[0].getElementType();
+  StringRef inName = getTypeName(in);
+  StringRef outName = getTypeName(types[2].getElementType());
+  if (in != types[1].getElementType() || inName.empty() || inName == "f32") {
+    why = "no runtime entry point for inputs of these types";
+    return failure();
+  }
+  // runtime/include/amp_rt.h: the output is f32 or the input type (no
+  // f16 -> bf16 or bf16 -> f16 entry points).
+  if (outName != "f32" && outName != inName) {
+    llvm::raw_string_ostream os(why);
+    os << "no runtime entry point for " << inName << " inputs and an "
+       << types[2].getElementType() << " output";
+    return failure();
+  }
+
+  RuntimeCall call;
+  MLIRContext *ctx = op.getContext();
+  StringRef kind;
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
+    kind = isa<linalg::MatmulOp>(op.getOperation()) ? "matmul" : "batch_matmul";
+    FailureOr<std::pair<int64_t, int64_t>> trans = getTransposes(op, why);
+    if (failed(trans))
+      return failure();
+    call.scalarTypes.assign(2, IntegerType::get(ctx, 32));
+    call.scalars = {trans->first, trans->second};
+  } else if (auto conv =
+                 dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation())) {
+    kind = "conv2d_nhwc_hwcf";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars = getConvScalars(conv);
+  } else if (auto conv =
+                 dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+    kind = "conv2d_nchw_fchw";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars = getConvScalars(conv);
+  } else {
+    why = "not a runtime op";
+    return failure();
+  }
+  call.callee = ("amp_rt_" + kind + "_" + inName + "_" + outName).str();
+  return call;
+}
+
+namespace {
+
+struct LowerToRuntimePass
+    : public amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// The declaration of `name` with `type`, created once per module.
+  FailureOr<func::FuncOp> getOrDeclare(StringRef name, FunctionType type,
+                                       Location loc);
+
+  ModuleOp module;
+  std::optional<SymbolTable> symbols;
+  Operation *lastDeclaration = nullptr;
+};
+
+} // namespace
+
+FailureOr<func::FuncOp> LowerToRuntimePass::getOrDeclare(StringRef name,
+                                                         FunctionType type,
+                                                         Location loc) {
+  if (Operation *existing = symbols->lookup(name)) {
+    auto fn = dyn_cast<func::FuncOp>(existing);
+    if (fn && fn.getFunctionType() == type)
+      return fn;
+    existing->emitError() << "amp-lower-to-runtime: @" << name
+                          << " is already defined, but not as the runtime "
+                             "entry point of type "
+                          << type;
+    return failure();
+  }
+  // Declarations go to the top of the module, in the order of first use.
+  OpBuilder builder(module.getContext());
+  if (lastDeclaration)
+    builder.setInsertionPointAfter(lastDeclaration);
+  else
+    builder.setInsertionPointToStart(module.getBody());
+  auto fn = func::FuncOp::create(builder, loc, name, type);
+  lastDeclaration = fn;
+  fn.setPrivate();
+  fn->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+  symbols->insert(fn);
+  return fn;
+}
+
+void LowerToRuntimePass::runOnOperation() {
+  module = getOperation();
+  symbols.emplace(module);
+  lastDeclaration = nullptr;
+  SmallVector<linalg::LinalgOp> candidates;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+            linalg::Conv2DNchwFchwOp>(op.getOperation()) &&
+        op.hasPureBufferSemantics() &&
+        // The declarations live in this module's symbol table.
+        SymbolTable::getNearestSymbolTable(op) == module.getOperation())
+      candidates.push_back(op);
+  });
+
+  uint64_t lowered = 0, left = 0;
+  for (linalg::LinalgOp op : candidates) {
+    // f32 contractions are not Tensor Core work: never touched or counted.
+    Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+    if (!in.isF16() && !in.isBF16()) {
+      if (explain)
+        op->emitRemark() << "amp-lower-to-runtime: left for the upstream "
+                            "lowering: inputs are not f16 / bf16";
+      continue;
+    }
+    std::string why;
+    FailureOr<RuntimeCall> call = matchRuntimeCall(op, why);
+    if (failed(call)) {
+      ++numLeft;
+      ++left;
+      if (explain)
+        op->emitRemark() << "amp-lower-to-runtime: left for the upstream "
+                            "lowering: "
+                         << why;
+      continue;
+    }
+
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> args;
+    SmallVector<Type> argTypes;
+    for (Value operand : op->getOperands()) {
+      MemRefType target =
+          getDynamicStridedType(cast<MemRefType>(operand.getType()));
+      args.push_back(operand.getType() == target
+                         ? operand
+                         : memref::CastOp::create(builder, loc, target, operand)
+                               .getResult());
+      argTypes.push_back(target);
+    }
+    for (auto [type, value] : llvm::zip(call->scalarTypes, call->scalars)) {
+      args.push_back(arith::ConstantOp::create(
+          builder, loc, builder.getIntegerAttr(type, value)));
+      argTypes.push_back(type);
+    }
+    FailureOr<func::FuncOp> callee = getOrDeclare(
+        call->callee, builder.getFunctionType(argTypes, {}), module.getLoc());
+    if (failed(callee))
+      return signalPassFailure();
+    func::CallOp::create(builder, loc, *callee, args);
+    if (explain)
+      op->emitRemark() << "amp-lower-to-runtime: lowered to @" << call->callee;
+    op->erase();
+    ++numLowered;
+    ++lowered;
+  }
+  if (printStats)
+    printPassStatistics(getArgument(),
+                        {{"ops-lowered", lowered}, {"ops-left", left}});
+  if (lowered == 0)
+    markAllAnalysesPreserved();
+}

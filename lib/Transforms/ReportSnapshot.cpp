@@ -1,0 +1,38 @@
+//===- ReportSnapshot.cpp - The amp-report-snapshot pass ------------------===//
+//
+// Measures the module (ReportMetrics) and keeps the numbers in a module
+// attribute for amp-report-write, which runs later in the same pipeline.
+// Keeping them in the IR, rather than in an object shared by pass instances,
+// makes the pair work in any textual pipeline and from the mlir-opt plugin.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Analysis/ReportMetrics.h"
+#include "amp/Transforms/Passes.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_REPORTSNAPSHOTPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+struct ReportSnapshotPass
+    : public amp::impl::ReportSnapshotPassBase<ReportSnapshotPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (stage != "input" && stage != "rewritten") {
+      module.emitError() << "amp-report-snapshot: unknown stage '" << stage
+                         << "' (expected input or rewritten)";
+      return signalPassFailure();
+    }
+    storeSnapshot(module, stage, measureModule(module));
+  }
+};
+
+} // namespace
