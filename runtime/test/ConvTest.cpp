@@ -1,0 +1,229 @@
+//===- ConvTest.cpp - conv2d forward / backward vs a f64 reference --------===//
+//
+// The reference forward loop is direct; the two backward references are its
+// adjoints (the same loop, scattering instead of gathering), and a separate
+// test checks <conv(x,w), dy> = <x, bwd_data(dy,w)> = <w, bwd_filter(x,dy)>
+// on the runtime's own results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+using namespace amp_rt_test;
+
+namespace {
+
+struct Shape {
+  amp_rt_conv2d_desc d;
+  int64_t P, Q;
+
+  size_t x(int64_t n, int64_t c, int64_t h, int64_t w) const {
+    return size_t(d.layout == AMP_RT_NHWC
+                      ? ((n * d.H + h) * d.W + w) * d.C + c
+                      : ((n * d.C + c) * d.H + h) * d.W + w);
+  }
+  size_t y(int64_t n, int64_t k, int64_t p, int64_t q) const {
+    return size_t(d.layout == AMP_RT_NHWC ? ((n * P + p) * Q + q) * d.K + k
+                                          : ((n * d.K + k) * P + p) * Q + q);
+  }
+  size_t w(int64_t k, int64_t c, int64_t r, int64_t s) const {
+    amp_rt_filter_layout l = d.filter_layout;
+    if (l == AMP_RT_FILTER_DEFAULT)
+      l = d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
+    switch (l) {
+    case AMP_RT_FILTER_KCRS:
+      return size_t(((k * d.C + c) * d.R + r) * d.S + s);
+    case AMP_RT_FILTER_RSCK:
+      return size_t(((r * d.S + s) * d.C + c) * d.K + k);
+    default:
+      return size_t(((k * d.R + r) * d.S + s) * d.C + c);
+    }
+  }
+  size_t xSize() const { return size_t(d.N * d.C * d.H * d.W); }
+  size_t ySize() const { return size_t(d.N * d.K * P * Q); }
+  size_t wSize() const { return size_t(d.K * d.C * d.R * d.S); }
+
+  /// Calls f(xIndex, wIndex, yIndex) for every product of the convolution.
+  template <typename F> void forEachProduct(F f) const {
+    for (int64_t n = 0; n < d.N; ++n)
+      for (int64_t k = 0; k < d.K; ++k)
+        for (int64_t p = 0; p < P; ++p)
+          for (int64_t q = 0; q < Q; ++q)
+            for (int64_t c = 0; c < d.C; ++c)
+              for (int64_t r = 0; r < d.R; ++r)
+                for (int64_t s = 0; s < d.S; ++s) {
+                  int64_t h = p * d.stride_h - d.pad_h + r * d.dil_h;
+                  int64_t ww = q * d.stride_w - d.pad_w + s * d.dil_w;
+                  if (h >= 0 && h < d.H && ww >= 0 && ww < d.W)
+                    f(x(n, c, h, ww), w(k, c, r, s), y(n, k, p, q));
+                }
+  }
+};
+
+Shape makeShape(amp_rt_conv2d_desc d) {
+  Shape s{d, 0, 0};
+  amp_rt_status st = amp_rt_conv2d_output_size(&d, &s.P, &s.Q);
+  EXPECT_EQ(st, AMP_RT_SUCCESS) << statusText(st);
+  return s;
+}
+
+amp_rt_conv2d_desc desc(amp_rt_layout l, amp_rt_filter_layout f, int64_t N,
+                        int64_t H, int64_t W, int64_t C, int64_t K, int64_t R,
+                        int64_t S, int64_t ph, int64_t pw, int64_t sh,
+                        int64_t sw, int64_t dh, int64_t dw) {
+  amp_rt_conv2d_desc d{};
+  d.layout = l;
+  d.filter_layout = f;
+  d.N = N, d.H = H, d.W = W, d.C = C, d.K = K, d.R = R, d.S = S;
+  d.pad_h = ph, d.pad_w = pw, d.stride_h = sh, d.stride_w = sw;
+  d.dil_h = dh, d.dil_w = dw;
+  return d;
+}
+
+void checkAgainst(const Tensor &out, const Tensor &old,
+                  const std::vector<Ref> &ref, int64_t terms, float alpha,
+                  float beta, const char *what) {
+  for (size_t i = 0; i < ref.size(); ++i) {
+    double o = beta == 0.0f ? 0.0 : double(beta) * old.get(i);
+    ASSERT_NEAR(out.get(i), alpha * ref[i].value + o,
+                tolerance(ref[i], terms, out.dtype(), alpha, o))
+        << what << " element " << i;
+  }
+}
+
+/// Runs the three directions of `d` and checks them element-wise.
+void runAllDirections(amp_rt_conv2d_desc d, amp_rt_dtype in, amp_rt_dtype out,
+                      float alpha, float beta, std::mt19937 &rng) {
+  Shape s = makeShape(d);
+  Tensor x(in, s.xSize()), w(in, s.wSize()), dy(in, s.ySize());
+  x.fillRandom(rng);
+  w.fillRandom(rng);
+  dy.fillRandom(rng);
+
+  std::vector<Ref> y(s.ySize()), dx(s.xSize()), dw(s.wSize());
+  s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
+    double f = x.get(xi) * w.get(wi);
+    y[yi].value += f;
+    y[yi].magnitude += std::fabs(f);
+    // Adjoints: the transposed loop scatters instead of gathering.
+    double bd = dy.get(yi) * w.get(wi);
+    dx[xi].value += bd;
+    dx[xi].magnitude += std::fabs(bd);
+    double bf = dy.get(yi) * x.get(xi);
+    dw[wi].value += bf;
+    dw[wi].magnitude += std::fabs(bf);
+  });
+
+  Tensor yOut(out, s.ySize()), dxOut(out, s.xSize()), dwOut(out, s.wSize());
+  yOut.fillRandom(rng);
+  dxOut.fillRandom(rng);
+  dwOut.fillRandom(rng);
+  Tensor y0 = yOut, dx0 = dxOut, dw0 = dwOut;
+  AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&d, in, out, alpha, x.data(), w.data(),
+                                         beta, yOut.data()));
+  ASSERT_NO_FATAL_FAILURE(
+      checkAgainst(yOut, y0, y, d.C * d.R * d.S, alpha, beta, "forward"));
+  AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(&d, in, out, alpha, dy.data(),
+                                               w.data(), beta, dxOut.data()));
+  ASSERT_NO_FATAL_FAILURE(checkAgainst(dxOut, dx0, dx, d.K * d.R * d.S, alpha,
+                                       beta, "backward data"));
+  AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_filter(
+      &d, in, out, alpha, x.data(), dy.data(), beta, dwOut.data()));
+  ASSERT_NO_FATAL_FAILURE(checkAgainst(dwOut, dw0, dw, d.N * s.P * s.Q, alpha,
+                                       beta, "backward filter"));
+}
+
+class ConvTest : public BackendTest {};
+
+TEST_P(ConvTest, StridePaddingDilationAllLayouts) {
+  std::mt19937 rng(1);
+  for (auto layout : {AMP_RT_NHWC, AMP_RT_NCHW})
+    for (auto filter : {AMP_RT_FILTER_DEFAULT, AMP_RT_FILTER_KRSC,
+                        AMP_RT_FILTER_KCRS, AMP_RT_FILTER_RSCK})
+      for (auto in : {AMP_RT_F16, AMP_RT_BF16})
+        for (auto out : {AMP_RT_F32, in}) {
+          SCOPED_TRACE(testing::Message()
+                       << "layout " << layout << " filter " << filter << " in "
+                       << in << " out " << out);
+          // stride 2, asymmetric padding, dilation 2 in H.
+          ASSERT_NO_FATAL_FAILURE(runAllDirections(
+              desc(layout, filter, 2, 9, 8, 3, 4, 3, 2, 1, 2, 2, 2, 2, 1), in,
+              out, 1.0f, 0.0f, rng));
+        }
+}
+
+TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
+  std::mt19937 rng(2);
+  const amp_rt_conv2d_desc cases[] = {
+      // 1x1, stride 1, no padding (the im2col-free path on the cpu).
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_DEFAULT, 2, 5, 4, 6, 5, 1, 1, 0, 0, 1, 1,
+           1, 1),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_DEFAULT, 2, 5, 4, 6, 5, 1, 1, 0, 0, 1, 1,
+           1, 1),
+      // 3x3 "same" convolution.
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 1, 6, 7, 5, 3, 3, 3, 1, 1, 1, 1, 1,
+           1),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 1, 6, 7, 5, 3, 3, 3, 1, 1, 1, 1, 1,
+           1),
+      // Dilation 2 in both dimensions, stride 1, no padding; stride 3.
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_KRSC, 2, 10, 9, 4, 6, 3, 3, 0, 0, 1, 1, 2,
+           2),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_RSCK, 1, 11, 12, 2, 3, 2, 3, 1, 0, 3, 2,
+           2, 2),
+  };
+  for (const auto &d : cases)
+    for (auto in : {AMP_RT_F16, AMP_RT_BF16})
+      for (auto out : {AMP_RT_F32, in})
+        ASSERT_NO_FATAL_FAILURE(runAllDirections(d, in, out, 1.5f, 0.5f, rng));
+}
+
+TEST_P(ConvTest, LargeEnoughToBeChunked) {
+  // More im2col rows than one cpu chunk holds (4M floats / (C*R*S)).
+  std::mt19937 rng(3);
+  ASSERT_NO_FATAL_FAILURE(
+      runAllDirections(desc(AMP_RT_NHWC, AMP_RT_FILTER_DEFAULT, 2, 64, 64, 64,
+                            4, 3, 3, 1, 1, 1, 1, 1, 1),
+                       AMP_RT_F16, AMP_RT_F32, 1.0f, 0.0f, rng));
+  ASSERT_NO_FATAL_FAILURE(
+      runAllDirections(desc(AMP_RT_NCHW, AMP_RT_FILTER_DEFAULT, 1, 96, 96, 64,
+                            2, 3, 3, 1, 1, 1, 1, 1, 1),
+                       AMP_RT_BF16, AMP_RT_F32, 1.0f, 0.0f, rng));
+}
+
+TEST_P(ConvTest, AdjointIdentities) {
+  std::mt19937 rng(4);
+  for (auto layout : {AMP_RT_NHWC, AMP_RT_NCHW}) {
+    amp_rt_conv2d_desc d = desc(layout, AMP_RT_FILTER_DEFAULT, 2, 7, 9, 3, 5, 3,
+                                3, 1, 2, 2, 1, 1, 2);
+    Shape s = makeShape(d);
+    Tensor x(AMP_RT_F16, s.xSize()), w(AMP_RT_F16, s.wSize()),
+        dy(AMP_RT_F16, s.ySize());
+    x.fillRandom(rng);
+    w.fillRandom(rng);
+    dy.fillRandom(rng);
+    Tensor y(AMP_RT_F32, s.ySize()), dx(AMP_RT_F32, s.xSize()),
+        dw(AMP_RT_F32, s.wSize());
+    AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&d, AMP_RT_F16, AMP_RT_F32, 1.0f,
+                                           x.data(), w.data(), 0.0f, y.data()));
+    AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(&d, AMP_RT_F16, AMP_RT_F32,
+                                                 1.0f, dy.data(), w.data(),
+                                                 0.0f, dx.data()));
+    AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_filter(&d, AMP_RT_F16, AMP_RT_F32,
+                                                   1.0f, x.data(), dy.data(),
+                                                   0.0f, dw.data()));
+    double a = 0, b = 0, c = 0, mag = 0;
+    for (size_t i = 0; i < s.ySize(); ++i)
+      a += y.get(i) * dy.get(i), mag += std::fabs(y.get(i) * dy.get(i));
+    for (size_t i = 0; i < s.xSize(); ++i)
+      b += x.get(i) * dx.get(i);
+    for (size_t i = 0; i < s.wSize(); ++i)
+      c += w.get(i) * dw.get(i);
+    double tol = 1e-5 * (mag + 1.0);
+    EXPECT_NEAR(a, b, tol) << "<conv(x,w),dy> vs <x,bwd_data(dy,w)>";
+    EXPECT_NEAR(a, c, tol) << "<conv(x,w),dy> vs <w,bwd_filter(x,dy)>";
+  }
+}
+
+AMP_RT_INSTANTIATE_BACKENDS(ConvTest);
+
+} // namespace

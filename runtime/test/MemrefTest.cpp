@@ -1,0 +1,376 @@
+//===- MemrefTest.cpp - the _mlir_ciface_ entry points --------------------===//
+//
+// Calls the entry points exactly as lowered MLIR does: pointers to strided
+// memref descriptors, here views with offsets, padded rows, transposed and
+// non-unit innermost strides into larger buffers. Outputs accumulate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+using namespace amp_rt_test;
+
+namespace {
+
+/// A logical rank-R view into a Tensor: element idx[] lives at
+/// offset + sum(idx[i] * strides[i]).
+template <int R> struct View {
+  Tensor *t;
+  int64_t offset;
+  int64_t sizes[R];
+  int64_t strides[R];
+
+  size_t at(const int64_t (&idx)[R]) const {
+    int64_t o = offset;
+    for (int i = 0; i < R; ++i)
+      o += idx[i] * strides[i];
+    return size_t(o);
+  }
+  double get(const int64_t (&idx)[R]) const { return t->get(at(idx)); }
+
+  template <typename Desc> Desc desc() const {
+    Desc d;
+    d.allocated = t->data();
+    d.aligned = t->data();
+    d.offset = offset;
+    for (int i = 0; i < R; ++i) {
+      d.sizes[i] = sizes[i];
+      d.strides[i] = strides[i];
+    }
+    return d;
+  }
+};
+
+/// A buffer big enough for `span` elements, filled with random values so
+/// that elements outside the view are recognizable sentinels.
+Tensor buffer(amp_rt_dtype t, int64_t span, std::mt19937 &rng) {
+  Tensor x(t, size_t(span));
+  x.fillRandom(rng);
+  return x;
+}
+
+class MemrefTest : public BackendTest {};
+
+/// C (MxN view) += op(A) op(B) through _mlir_ciface_amp_rt_matmul_*.
+void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
+                 const View<2> &A, const View<2> &B, const View<2> &C) {
+  Tensor before = *C.t;
+  amp_rt_memref_2d a = A.desc<amp_rt_memref_2d>(),
+                   b = B.desc<amp_rt_memref_2d>(),
+                   c = C.desc<amp_rt_memref_2d>();
+  amp_rt_clear_error();
+  if (in == AMP_RT_F16 && out == AMP_RT_F32)
+    _mlir_ciface_amp_rt_matmul_f16_f32(&a, &b, &c, ta, tb);
+  else if (in == AMP_RT_F16)
+    _mlir_ciface_amp_rt_matmul_f16_f16(&a, &b, &c, ta, tb);
+  else if (out == AMP_RT_F32)
+    _mlir_ciface_amp_rt_matmul_bf16_f32(&a, &b, &c, ta, tb);
+  else
+    _mlir_ciface_amp_rt_matmul_bf16_bf16(&a, &b, &c, ta, tb);
+  ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+  int64_t M = C.sizes[0], N = C.sizes[1], K = ta ? A.sizes[0] : A.sizes[1];
+  std::vector<bool> inView(C.t->size(), false);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      Ref r;
+      for (int64_t k = 0; k < K; ++k) {
+        double p = (ta ? A.get({k, i}) : A.get({i, k})) *
+                   (tb ? B.get({j, k}) : B.get({k, j}));
+        r.value += p;
+        r.magnitude += std::fabs(p);
+      }
+      size_t idx = C.at({i, j});
+      inView[idx] = true;
+      double old = before.get(idx);
+      ASSERT_NEAR(C.t->get(idx), r.value + old, tolerance(r, K, out, 1.0, old))
+          << "C[" << i << "][" << j << "]";
+    }
+  for (size_t i = 0; i < inView.size(); ++i) {
+    if (!inView[i]) {
+      ASSERT_EQ(C.t->get(i), before.get(i))
+          << "element " << i << " outside the view was written";
+    }
+  }
+}
+
+TEST_P(MemrefTest, MatmulWithStridedViews) {
+  std::mt19937 rng(31);
+  const int64_t M = 13, N = 11, K = 9;
+  for (auto in : {AMP_RT_F16, AMP_RT_BF16})
+    for (auto out : {AMP_RT_F32, in}) {
+      SCOPED_TRACE(testing::Message() << "in " << in << " out " << out);
+      // Row-major with padded rows and an offset.
+      Tensor a = buffer(in, 5 + M * (K + 3), rng);
+      Tensor b = buffer(in, 2 + K * (N + 1), rng);
+      Tensor c = buffer(out, 7 + M * (N + 4), rng);
+      View<2> A{&a, 5, {M, K}, {K + 3, 1}}, B{&b, 2, {K, N}, {N + 1, 1}};
+      View<2> C{&c, 7, {M, N}, {N + 4, 1}};
+      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, A, B, C));
+      // Column-major views (a transposed memref) for A, B and C.
+      View<2> At{&a, 1, {M, K}, {1, M + 2}}, Bt{&b, 0, {K, N}, {1, K}};
+      View<2> Ct{&c, 3, {M, N}, {1, M + 1}};
+      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, At, Bt, Ct));
+      // Innermost stride 2 everywhere: every operand must be packed.
+      Tensor a2 = buffer(in, 2 * M * K + 2 * K, rng);
+      Tensor b2 = buffer(in, 2 * K * N + 2 * N, rng);
+      Tensor c2 = buffer(out, 3 * M * N + 3 * N, rng);
+      View<2> A2{&a2, 1, {K, M}, {2 * M + 1, 2}}; // KxM, used with transA
+      View<2> B2{&b2, 0, {N, K}, {2 * K + 1, 2}}; // NxK, used with transB
+      View<2> C2{&c2, 2, {M, N}, {3 * N, 3}};
+      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, true, true, A2, B2, C2));
+    }
+}
+
+TEST_P(MemrefTest, MatmulSingleRowAndColumnAndEmpty) {
+  std::mt19937 rng(37);
+  Tensor a = buffer(AMP_RT_F16, 64, rng), b = buffer(AMP_RT_F16, 64, rng);
+  Tensor c = buffer(AMP_RT_F32, 64, rng);
+  // 1xK times Kx1 with arbitrary strides on the size-1 dimensions.
+  View<2> A{&a, 0, {1, 7}, {1000, 1}}, B{&b, 3, {7, 1}, {1, 1000}};
+  View<2> C{&c, 0, {1, 1}, {77, 99}};
+  ASSERT_NO_FATAL_FAILURE(
+      checkMatmul(AMP_RT_F16, AMP_RT_F32, false, false, A, B, C));
+  // K == 0: C is unchanged (C += nothing).
+  Tensor before = c;
+  View<2> A0{&a, 0, {4, 0}, {1, 1}}, B0{&b, 0, {0, 5}, {5, 1}};
+  View<2> C0{&c, 0, {4, 5}, {5, 1}};
+  amp_rt_memref_2d da = A0.desc<amp_rt_memref_2d>(),
+                   db = B0.desc<amp_rt_memref_2d>(),
+                   dc = C0.desc<amp_rt_memref_2d>();
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_matmul_f16_f32(&da, &db, &dc, 0, 0);
+  ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+  for (size_t i = 0; i < c.size(); ++i)
+    ASSERT_EQ(c.get(i), before.get(i));
+}
+
+TEST_P(MemrefTest, BatchMatmul) {
+  std::mt19937 rng(41);
+  const int64_t Bn = 3, M = 5, N = 6, K = 7;
+  for (auto in : {AMP_RT_F16, AMP_RT_BF16})
+    for (auto out : {AMP_RT_F32, in})
+      for (int t = 0; t < 4; ++t) {
+        bool ta = t & 1, tb = t & 2;
+        SCOPED_TRACE(testing::Message() << "in " << in << " out " << out
+                                        << " ta " << ta << " tb " << tb);
+        int64_t ar = ta ? K : M, ac = ta ? M : K;
+        int64_t br = tb ? N : K, bc = tb ? K : N;
+        // A batch-broadcast (stride 0), B with a padded batch stride and a
+        // transposed inner layout, C batch-minor (batch stride 1).
+        Tensor a = buffer(in, ar * ac, rng);
+        Tensor b = buffer(in, Bn * (br * bc + 4), rng);
+        Tensor c = buffer(out, Bn * M * N, rng);
+        Tensor before = c;
+        amp_rt_memref_3d da{a.data(), a.data(), 0, {Bn, ar, ac}, {0, ac, 1}};
+        amp_rt_memref_3d db{
+            b.data(), b.data(), 0, {Bn, br, bc}, {br * bc + 4, 1, br}};
+        amp_rt_memref_3d dc{c.data(), c.data(), 0, {Bn, M, N}, {1, N * Bn, Bn}};
+        amp_rt_clear_error();
+        if (in == AMP_RT_F16 && out == AMP_RT_F32)
+          _mlir_ciface_amp_rt_batch_matmul_f16_f32(&da, &db, &dc, ta, tb);
+        else if (in == AMP_RT_F16)
+          _mlir_ciface_amp_rt_batch_matmul_f16_f16(&da, &db, &dc, ta, tb);
+        else if (out == AMP_RT_F32)
+          _mlir_ciface_amp_rt_batch_matmul_bf16_f32(&da, &db, &dc, ta, tb);
+        else
+          _mlir_ciface_amp_rt_batch_matmul_bf16_bf16(&da, &db, &dc, ta, tb);
+        ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+        for (int64_t n = 0; n < Bn; ++n)
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              Ref r;
+              for (int64_t k = 0; k < K; ++k) {
+                double x = ta ? a.get(k * ac + i) : a.get(i * ac + k);
+                int64_t bo = n * (br * bc + 4);
+                double y = tb ? b.get(bo + j + k * br) : b.get(bo + k + j * br);
+                r.value += x * y;
+                r.magnitude += std::fabs(x * y);
+              }
+              size_t idx = size_t(n + i * N * Bn + j * Bn);
+              double old = before.get(idx);
+              ASSERT_NEAR(c.get(idx), r.value + old,
+                          tolerance(r, K, out, 1.0, old));
+            }
+      }
+}
+
+/// O += conv(I, F) with linalg semantics, checked against a direct loop.
+void checkConv(bool nhwc, amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
+               const View<4> &F, const View<4> &O, int64_t sh, int64_t sw,
+               int64_t dh, int64_t dw) {
+  Tensor before = *O.t;
+  amp_rt_memref_4d di = I.desc<amp_rt_memref_4d>(),
+                   df = F.desc<amp_rt_memref_4d>(),
+                   dout = O.desc<amp_rt_memref_4d>();
+  amp_rt_clear_error();
+  if (nhwc) {
+    if (in == AMP_RT_F16 && out == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f32(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (in == AMP_RT_F16)
+      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f16(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (out == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_bf16_f32(&di, &df, &dout, sh, sw, dh,
+                                                    dw);
+    else
+      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_bf16_bf16(&di, &df, &dout, sh, sw,
+                                                     dh, dw);
+  } else {
+    if (in == AMP_RT_F16 && out == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f16_f32(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (in == AMP_RT_F16)
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f16_f16(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (out == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_bf16_f32(&di, &df, &dout, sh, sw, dh,
+                                                    dw);
+    else
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_bf16_bf16(&di, &df, &dout, sh, sw,
+                                                     dh, dw);
+  }
+  ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+  int64_t N = O.sizes[0], OH = O.sizes[nhwc ? 1 : 2],
+          OW = O.sizes[nhwc ? 2 : 3], K = O.sizes[nhwc ? 3 : 1];
+  int64_t C = I.sizes[nhwc ? 3 : 1], KH = F.sizes[nhwc ? 0 : 2],
+          KW = F.sizes[nhwc ? 1 : 3];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t p = 0; p < OH; ++p)
+        for (int64_t q = 0; q < OW; ++q) {
+          Ref r;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                int64_t h = p * sh + kh * dh, w = q * sw + kw * dw;
+                double x = nhwc ? I.get({n, h, w, c}) : I.get({n, c, h, w});
+                double f = nhwc ? F.get({kh, kw, c, k}) : F.get({k, c, kh, kw});
+                r.value += x * f;
+                r.magnitude += std::fabs(x * f);
+              }
+          size_t idx = nhwc ? O.at({n, p, q, k}) : O.at({n, k, p, q});
+          double old = before.get(idx);
+          ASSERT_NEAR(O.t->get(idx), r.value + old,
+                      tolerance(r, C * KH * KW, out, 1.0, old))
+              << "O at n=" << n << " k=" << k << " p=" << p << " q=" << q;
+        }
+}
+
+View<4> dense4(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return View<4>{t, 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+}
+
+TEST_P(MemrefTest, Conv2DBothLayouts) {
+  std::mt19937 rng(43);
+  for (bool nhwc : {true, false})
+    for (auto in : {AMP_RT_F16, AMP_RT_BF16})
+      for (auto out : {AMP_RT_F32, in}) {
+        SCOPED_TRACE(testing::Message()
+                     << "nhwc " << nhwc << " in " << in << " out " << out);
+        const int64_t N = 2, H = 10, W = 9, C = 3, K = 4, KH = 3, KW = 2;
+        // stride 2 x 1, dilation 1 x 2: OH = 4, OW = 7.
+        const int64_t sh = 2, sw = 1, dh = 1, dw = 2, OH = 4, OW = 7;
+        Tensor i = buffer(in, N * H * W * C, rng);
+        Tensor f = buffer(in, KH * KW * C * K, rng);
+        Tensor o = buffer(out, N * OH * OW * K, rng);
+        View<4> I = nhwc ? dense4(&i, N, H, W, C) : dense4(&i, N, C, H, W);
+        View<4> F = nhwc ? dense4(&f, KH, KW, C, K) : dense4(&f, K, C, KH, KW);
+        View<4> O = nhwc ? dense4(&o, N, OH, OW, K) : dense4(&o, N, K, OH, OW);
+        ASSERT_NO_FATAL_FAILURE(
+            checkConv(nhwc, in, out, I, F, O, sh, sw, dh, dw));
+      }
+}
+
+TEST_P(MemrefTest, Conv2DStridedViewsAndSmallerOutput) {
+  std::mt19937 rng(47);
+  for (bool nhwc : {true, false}) {
+    // I is a window of a larger tensor; O has fewer rows than would fit
+    // (linalg allows it); F is stored transposed.
+    const int64_t N = 2, H = 9, W = 8, C = 5, K = 3, KH = 2, KW = 3;
+    const int64_t OH = 3, OW = 3; // with stride 2: up to 4 x 3 would fit
+    Tensor big = buffer(AMP_RT_F16, N * (H + 2) * (W + 3) * C + 64, rng);
+    View<4> I =
+        nhwc ? View<4>{&big,
+                       7,
+                       {N, H, W, C},
+                       {(H + 2) * (W + 3) * C, (W + 3) * C, C, 1}}
+             : View<4>{&big,
+                       7,
+                       {N, C, H, W},
+                       {C * (H + 2) * (W + 3), (H + 2) * (W + 3), W + 3, 1}};
+    Tensor f = buffer(AMP_RT_F16, KH * KW * C * K, rng);
+    // Filter dims permuted in memory: innermost stride is not 1.
+    View<4> F =
+        nhwc ? View<4>{&f, 0, {KH, KW, C, K}, {KW, 1, KH * KW * K, KH * KW}}
+             : View<4>{&f, 0, {K, C, KH, KW}, {1, K, C * K * KW, C * K}};
+    Tensor o = buffer(AMP_RT_F32, N * OH * OW * K * 2, rng);
+    View<4> O = nhwc ? View<4>{&o,
+                               0,
+                               {N, OH, OW, K},
+                               {OH * OW * K * 2, OW * K * 2, K * 2, 2}}
+                     : View<4>{&o,
+                               1,
+                               {N, K, OH, OW},
+                               {K * OH * OW * 2, OH * OW * 2, OW * 2, 2}};
+    ASSERT_NO_FATAL_FAILURE(
+        checkConv(nhwc, AMP_RT_F16, AMP_RT_F32, I, F, O, 2, 2, 2, 1));
+  }
+}
+
+TEST_P(MemrefTest, ErrorsAreRecordedInRecordMode) {
+  amp_rt_set_error_mode(AMP_RT_ERRORS_RECORD);
+  std::mt19937 rng(53);
+  Tensor a = buffer(AMP_RT_F16, 64, rng), b = buffer(AMP_RT_F16, 64, rng);
+  Tensor c = buffer(AMP_RT_F32, 64, rng);
+  Tensor before = c;
+  amp_rt_memref_2d da{a.data(), a.data(), 0, {4, 5}, {5, 1}};
+  amp_rt_memref_2d db{b.data(), b.data(), 0, {6, 3}, {3, 1}}; // K mismatch
+  amp_rt_memref_2d dc{c.data(), c.data(), 0, {4, 3}, {3, 1}};
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_matmul_f16_f32(&da, &db, &dc, 0, 0);
+  EXPECT_EQ(amp_rt_last_status(), AMP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amp_rt_last_error()).find("amp_rt_matmul_f16_f32"),
+            std::string::npos)
+      << amp_rt_last_error();
+  for (size_t i = 0; i < c.size(); ++i)
+    ASSERT_EQ(c.get(i), before.get(i));
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_matmul_f16_f32(nullptr, &db, &dc, 0, 0);
+  EXPECT_EQ(amp_rt_last_status(), AMP_RT_ERROR_INVALID_ARGUMENT);
+  amp_rt_memref_2d neg{a.data(), a.data(), 0, {-1, 5}, {5, 1}};
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_matmul_f16_f32(&neg, &db, &dc, 0, 0);
+  EXPECT_EQ(amp_rt_last_status(), AMP_RT_ERROR_INVALID_ARGUMENT);
+  // A conv whose output needs more input than I has.
+  amp_rt_memref_4d di{a.data(), a.data(), 0, {1, 3, 3, 1}, {9, 3, 1, 1}};
+  amp_rt_memref_4d df{b.data(), b.data(), 0, {2, 2, 1, 1}, {2, 1, 1, 1}};
+  amp_rt_memref_4d dout{c.data(), c.data(), 0, {1, 3, 3, 1}, {9, 3, 1, 1}};
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f32(&di, &df, &dout, 1, 1, 1, 1);
+  EXPECT_EQ(amp_rt_last_status(), AMP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amp_rt_last_error()).find("needs a 4x4 input"),
+            std::string::npos)
+      << amp_rt_last_error();
+  amp_rt_clear_error();
+  _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f32(&di, &df, &dout, 0, 1, 1, 1);
+  EXPECT_EQ(amp_rt_last_status(), AMP_RT_ERROR_INVALID_ARGUMENT);
+  amp_rt_set_error_mode(AMP_RT_ERRORS_ABORT);
+}
+
+using MemrefDeathTest = MemrefTest;
+
+TEST_P(MemrefDeathTest, ErrorsAbortByDefault) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Tensor a(AMP_RT_F16, 64), b(AMP_RT_F16, 64), c(AMP_RT_F32, 64);
+  amp_rt_memref_2d da{a.data(), a.data(), 0, {4, 5}, {5, 1}};
+  amp_rt_memref_2d db{b.data(), b.data(), 0, {6, 3}, {3, 1}};
+  amp_rt_memref_2d dc{c.data(), c.data(), 0, {4, 3}, {3, 1}};
+  EXPECT_DEATH(_mlir_ciface_amp_rt_matmul_f16_f32(&da, &db, &dc, 0, 0),
+               "amp_rt: amp_rt_matmul_f16_f32: shapes do not match");
+}
+
+AMP_RT_INSTANTIATE_BACKENDS(MemrefTest);
+AMP_RT_INSTANTIATE_BACKENDS(MemrefDeathTest);
+
+} // namespace
