@@ -520,4 +520,10 @@ void AutoMixedPrecisionPass::runOnOperation() {
     func.setType(FunctionType::get(
         ctx, func.getBody().front().getArgumentTypes(), results));
   });
+
+  if (optimizeCasts) {
+    CastOptimizationStats castStats = amp::optimizeCasts(module);
+    if (printStats)
+      printCastOptimizationStats(castStats);
+  }
 }

@@ -110,10 +110,11 @@ static bool fitsIn(const APFloat &value, const llvm::fltSemantics &sem,
 
 namespace {
 
-struct OptimizeCastsPass
-    : public amp::impl::OptimizeCastsPassBase<OptimizeCastsPass> {
-  using Base::Base;
-  void runOnOperation() override;
+/// The state of one cleanup over one root op (a walk-local cache of the
+/// canonical casts, converted constants and hoisting cursors).
+class CastOptimizer {
+public:
+  CastOptimizationStats run(Operation *root);
 
 private:
   void processCast(Operation *castOp);
@@ -144,9 +145,15 @@ private:
   uint64_t removed = 0, constantsFolded = 0;
 };
 
+struct OptimizeCastsPass
+    : public amp::impl::OptimizeCastsPassBase<OptimizeCastsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+
 } // namespace
 
-void OptimizeCastsPass::replaceCast(Operation *castOp, Value replacement) {
+void CastOptimizer::replaceCast(Operation *castOp, Value replacement) {
   // Only possible when blocks are not listed in dominance order.
   if (maybeDead.contains(castOp))
     maybeDead.remove(castOp);
@@ -161,7 +168,7 @@ void OptimizeCastsPass::replaceCast(Operation *castOp, Value replacement) {
 /// is exact, so truncf(extf(x)) rounds x once and extf(extf(x)) is one extf.
 /// extf(truncf(x)) rounds and is never touched. Returns the cast to continue
 /// with, or null if it was folded away.
-Operation *OptimizeCastsPass::simplifyChain(Operation *castOp) {
+Operation *CastOptimizer::simplifyChain(Operation *castOp) {
   auto inner = castOp->getOperand(0).getDefiningOp<arith::ExtFOp>();
   if (!inner)
     return castOp;
@@ -204,8 +211,8 @@ Operation *OptimizeCastsPass::simplifyChain(Operation *castOp) {
 
 /// Returns the constant `cst` converted to `newType`, created right after it,
 /// or null (with a remark on the constant) if a value does not fit.
-Value OptimizeCastsPass::getConvertedConstant(Value cst, Type newType,
-                                              llvm::RoundingMode mode) {
+Value CastOptimizer::getConvertedConstant(Value cst, Type newType,
+                                          llvm::RoundingMode mode) {
   auto [it, inserted] = convertedConstants.try_emplace(
       {cst, newType, static_cast<unsigned>(mode)}, Value());
   if (!inserted)
@@ -283,7 +290,7 @@ Value OptimizeCastsPass::getConvertedConstant(Value cst, Type newType,
 
 /// Returns a tensor.empty like `empty` (same dynamic sizes) of `newType`,
 /// created right after it.
-Value OptimizeCastsPass::getRetypedEmpty(tensor::EmptyOp empty, Type newType) {
+Value CastOptimizer::getRetypedEmpty(tensor::EmptyOp empty, Type newType) {
   Value &result = retypedEmpties[{empty.getResult(), newType}];
   if (!result) {
     OpBuilder builder(empty->getContext());
@@ -297,7 +304,7 @@ Value OptimizeCastsPass::getRetypedEmpty(tensor::EmptyOp empty, Type newType) {
 /// Returns what `castOp` folds to when its input is a constant, a tensor.empty
 /// (whose contents are undefined) or a linalg.fill of a constant into a
 /// tensor.empty; null otherwise.
-Value OptimizeCastsPass::foldIntoProducer(Operation *castOp) {
+Value CastOptimizer::foldIntoProducer(Operation *castOp) {
   Value input = castOp->getOperand(0);
   Type newType = castOp->getResult(0).getType();
   llvm::RoundingMode mode = getRoundingMode(castOp);
@@ -331,7 +338,7 @@ Value OptimizeCastsPass::foldIntoProducer(Operation *castOp) {
 /// block: right after the defining op, or at the start of the block of a block
 /// argument. The input dominates all uses of the cast, so the moved cast does
 /// too, and so does it for every later cast of the same class.
-void OptimizeCastsPass::hoist(Operation *castOp) {
+void CastOptimizer::hoist(Operation *castOp) {
   Value input = castOp->getOperand(0);
   Block *block;
   Operation **cursor;
@@ -358,7 +365,7 @@ void OptimizeCastsPass::hoist(Operation *castOp) {
   hoistedCasts.insert(castOp);
 }
 
-void OptimizeCastsPass::processCast(Operation *castOp) {
+void CastOptimizer::processCast(Operation *castOp) {
   castOp = simplifyChain(castOp);
   if (!castOp)
     return;
@@ -393,7 +400,7 @@ void OptimizeCastsPass::processCast(Operation *castOp) {
 
 /// Erases the casts, constants, empty tensors and fills that this pass left
 /// without uses, and what they alone used.
-void OptimizeCastsPass::eraseDeadProducers() {
+void CastOptimizer::eraseDeadProducers() {
   SmallVector<Operation *> worklist(maybeDead.begin(), maybeDead.end());
   llvm::SmallPtrSet<Operation *, 16> erased;
   while (!worklist.empty()) {
@@ -414,9 +421,9 @@ void OptimizeCastsPass::eraseDeadProducers() {
   }
 }
 
-void OptimizeCastsPass::runOnOperation() {
+CastOptimizationStats CastOptimizer::run(Operation *root) {
   removed = constantsFolded = 0;
-  getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isCast(op))
       return WalkResult::advance();
     processCast(op);
@@ -424,21 +431,25 @@ void OptimizeCastsPass::runOnOperation() {
     return WalkResult::skip();
   });
   eraseDeadProducers();
+  return {removed, constantsFolded, hoistedCasts.size()};
+}
 
-  uint64_t hoisted = hoistedCasts.size();
-  numCastsRemoved += removed;
-  numConstantsFolded += constantsFolded;
-  numCastsHoisted += hoisted;
+CastOptimizationStats mlir::amp::optimizeCasts(Operation *root) {
+  return CastOptimizer().run(root);
+}
+
+void mlir::amp::printCastOptimizationStats(const CastOptimizationStats &stats) {
+  printPassStatistics("amp-optimize-casts",
+                      {{"casts-removed", stats.castsRemoved},
+                       {"constants-folded", stats.constantsFolded},
+                       {"casts-hoisted", stats.castsHoisted}});
+}
+
+void OptimizeCastsPass::runOnOperation() {
+  CastOptimizationStats stats = optimizeCasts(getOperation());
+  numCastsRemoved += stats.castsRemoved;
+  numConstantsFolded += stats.constantsFolded;
+  numCastsHoisted += stats.castsHoisted;
   if (printStats)
-    printPassStatistics(getArgument(), {{"casts-removed", removed},
-                                        {"constants-folded", constantsFolded},
-                                        {"casts-hoisted", hoisted}});
-
-  canonical.clear();
-  convertedConstants.clear();
-  retypedEmpties.clear();
-  resultCursors.clear();
-  argumentCursors.clear();
-  maybeDead.clear();
-  hoistedCasts.clear();
+    printCastOptimizationStats(stats);
 }

@@ -31,12 +31,17 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   ampOptions.explain = options.explain;
   ampOptions.printStats = options.stats;
   ampOptions.annotate = reporting;
+  // The pass manager verifies the whole module after each pass that changed
+  // it, which costs more than the cast cleanup itself on large graphs; the
+  // cleanup runs inside the rewrite unless a snapshot must come between.
+  ampOptions.optimizeCasts = !reporting;
   pm.addPass(createAutoMixedPrecisionPass(ampOptions));
-  if (reporting)
+  if (reporting) {
     pm.addPass(createReportSnapshotPass({/*stage=*/"rewritten"}));
-  OptimizeCastsPassOptions castOptions;
-  castOptions.printStats = options.stats;
-  pm.addPass(createOptimizeCastsPass(castOptions));
+    OptimizeCastsPassOptions castOptions;
+    castOptions.printStats = options.stats;
+    pm.addPass(createOptimizeCastsPass(castOptions));
+  }
   if (reporting)
     pm.addPass(
         createReportWritePass({options.report, options.summary, options.target,

@@ -73,6 +73,20 @@ void buildAmpPipeline(OpPassManager &pm, const AmpPipelineOptions &options);
 /// amp.state_update by its new value. Returns the number of markers replaced.
 unsigned replaceMarkersByIdentities(Operation *root);
 
+/// What one run of the amp-optimize-casts cleanup did.
+struct CastOptimizationStats {
+  uint64_t castsRemoved = 0, constantsFolded = 0, castsHoisted = 0;
+};
+
+/// Runs the amp-optimize-casts cleanup on `root` (docs/passes.md). The pass
+/// runs it on its module; amp-auto-mixed-precision{optimize-casts=true}
+/// runs it at its end, which saves the --amp pipeline one verification of
+/// the module.
+CastOptimizationStats optimizeCasts(Operation *root);
+
+/// Prints `stats` to stderr as amp-optimize-casts{stats=true} does.
+void printCastOptimizationStats(const CastOptimizationStats &stats);
+
 /// Registers the `amp` and `amp-explain` pass pipelines.
 void registerAmpPipelines();
 

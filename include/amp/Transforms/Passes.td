@@ -87,6 +87,10 @@ def AutoMixedPrecisionPass
     Option<"annotate", "annotate", "bool", /*default=*/"false",
            "Attach each classified op's class, precision and reason as an "
            "amp.decision attribute (read and removed by amp-report-write)">,
+    Option<"optimizeCasts", "optimize-casts", "bool", /*default=*/"false",
+           "Run amp-optimize-casts' cleanup at the end of this pass (the "
+           "--amp pipeline does, to verify the module once instead of "
+           "twice)">,
   ];
   let statistics = [
     Statistic<"numOpsLow", "ops-converted",
