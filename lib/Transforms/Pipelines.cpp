@@ -29,6 +29,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   ampOptions.mode = options.mode;
   ampOptions.policyFile = options.policy;
   ampOptions.explain = options.explain;
+  ampOptions.castEconomy = options.castEconomy;
   ampOptions.printStats = options.stats;
   ampOptions.annotate = reporting;
   // The pass manager verifies the whole module after each pass that changed
@@ -71,6 +72,7 @@ void mlir::amp::registerAmpPipelines() {
         explained.mode = options.mode;
         explained.policy = options.policy;
         explained.explain = true;
+        explained.castEconomy = options.castEconomy;
         explained.stats = options.stats;
         explained.lossScaling = options.lossScaling;
         explained.initScale = options.initScale;

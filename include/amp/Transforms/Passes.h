@@ -19,6 +19,11 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Policy file (JSON or YAML)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> castEconomy{
+      *this, "cast-economy",
+      llvm::cl::desc("Keep a clear region f32 where its border casts would "
+                     "move more bytes (false: TensorFlow's painting)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> explain{*this, "explain",
                                     llvm::cl::desc("Emit one remark per op"),
                                     llvm::cl::init(false)};
