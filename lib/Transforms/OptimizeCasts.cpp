@@ -125,6 +125,7 @@ private:
   void hoist(Operation *castOp);
   void replaceCast(Operation *castOp, Value replacement);
   void eraseDeadProducers();
+  void fuseExtensionsIntoConsumers(Operation *root);
 
   /// The representative of every class of casts seen so far: a cast, or the
   /// value it folded to.
@@ -142,7 +143,7 @@ private:
   /// Hoisted casts, not counted as hoisted if they go later.
   llvm::SmallPtrSet<Operation *, 16> hoistedCasts;
   /// Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
-  uint64_t removed = 0, constantsFolded = 0;
+  uint64_t removed = 0, constantsFolded = 0, fused = 0;
 };
 
 struct OptimizeCastsPass
@@ -421,8 +422,55 @@ void CastOptimizer::eraseDeadProducers() {
   }
 }
 
+/// The linalg ops whose explicit body reads each input element through a
+/// block argument, so an extension can move into the body.
+static bool hasExplicitBody(Operation *op) {
+  return isa<linalg::GenericOp, linalg::ReduceOp, linalg::MapOp>(op) &&
+         cast<linalg::LinalgOp>(op).hasPureTensorSemantics();
+}
+
+/// Moves each tensor arith.extf whose uses are all inputs of linalg ops with
+/// an explicit body into those bodies: the consumer reads the low-precision
+/// tensor and extends element by element. The f32 copy of the tensor (and
+/// its buffer, after bufferization) disappears; the consumer still computes
+/// in f32, so results are bit-identical. Typical case: the f32 sums of a
+/// backward pass (bias gradients) over low-precision activation gradients.
+void CastOptimizer::fuseExtensionsIntoConsumers(Operation *root) {
+  SmallVector<arith::ExtFOp> candidates;
+  root->walk([&](arith::ExtFOp ext) {
+    if (!isa<RankedTensorType>(ext.getType()) || ext->use_empty())
+      return;
+    for (OpOperand &use : ext->getUses()) {
+      Operation *user = use.getOwner();
+      if (!hasExplicitBody(user) ||
+          !cast<linalg::LinalgOp>(user).isDpsInput(&use))
+        return;
+    }
+    candidates.push_back(ext);
+  });
+  for (arith::ExtFOp ext : candidates) {
+    Value low = ext.getIn();
+    Type lowElem = getElementTypeOrSelf(low);
+    for (OpOperand &use : llvm::make_early_inc_range(ext->getUses())) {
+      Operation *user = use.getOwner();
+      Block &body = user->getRegion(0).front();
+      BlockArgument arg = body.getArgument(use.getOperandNumber());
+      Type wide = arg.getType();
+      arg.setType(lowElem);
+      OpBuilder builder = OpBuilder::atBlockBegin(&body);
+      auto inner = arith::ExtFOp::create(builder, ext.getLoc(), wide, arg,
+                                         ext.getFastmathAttr());
+      arg.replaceAllUsesExcept(inner.getResult(), inner);
+      use.set(low);
+    }
+    hoistedCasts.erase(ext);
+    ext->erase();
+    ++fused;
+  }
+}
+
 CastOptimizationStats CastOptimizer::run(Operation *root) {
-  removed = constantsFolded = 0;
+  removed = constantsFolded = fused = 0;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isCast(op))
       return WalkResult::advance();
@@ -431,7 +479,8 @@ CastOptimizationStats CastOptimizer::run(Operation *root) {
     return WalkResult::skip();
   });
   eraseDeadProducers();
-  return {removed, constantsFolded, hoistedCasts.size()};
+  fuseExtensionsIntoConsumers(root);
+  return {removed, constantsFolded, hoistedCasts.size(), fused};
 }
 
 CastOptimizationStats mlir::amp::optimizeCasts(Operation *root) {
@@ -442,7 +491,8 @@ void mlir::amp::printCastOptimizationStats(const CastOptimizationStats &stats) {
   printPassStatistics("amp-optimize-casts",
                       {{"casts-removed", stats.castsRemoved},
                        {"constants-folded", stats.constantsFolded},
-                       {"casts-hoisted", stats.castsHoisted}});
+                       {"casts-hoisted", stats.castsHoisted},
+                       {"casts-fused-into-consumers", stats.castsFused}});
 }
 
 void OptimizeCastsPass::runOnOperation() {

@@ -81,6 +81,8 @@ unsigned replaceMarkersByIdentities(Operation *root);
 /// What one run of the amp-optimize-casts cleanup did.
 struct CastOptimizationStats {
   uint64_t castsRemoved = 0, constantsFolded = 0, castsHoisted = 0;
+  /// Tensor extensions moved into the bodies of their linalg consumers.
+  uint64_t castsFused = 0;
 };
 
 /// Runs the amp-optimize-casts cleanup on `root` (docs/passes.md). The pass
