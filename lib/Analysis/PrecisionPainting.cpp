@@ -447,13 +447,19 @@ bool PrecisionPainting::wantsLow(OpOperand &use) const {
 /// (2 or 4 bytes per element of each f32 slot) plus 6 bytes per element of
 /// every cast at its border. TensorFlow's flood would keep e.g.
 /// matmul -> reshape -> exp low and pay two casts; here it stays f32. Ties
-/// stay low.
+/// stay low. In bf16 the infer ops that only follow an allow op join the
+/// groups: keeping one in f32 is never less accurate, and a conv ->
+/// batch-norm scale -> sigmoid chain would otherwise round the f32
+/// accumulator to bf16 and extend it back around one cheap op.
 void PrecisionPainting::economizeClearComponents() {
+  auto candidate = [&](unsigned id) {
+    const Node &node = nodes[id];
+    return node.low && (node.classification.cls == PrecisionClass::Clear ||
+                        node.why == Node::Why::InferFollows);
+  };
   std::vector<char> seen(nodes.size(), 0);
   for (unsigned start = 0, e = nodes.size(); start < e; ++start) {
-    const Node &first = nodes[start];
-    if (seen[start] || !first.low ||
-        first.classification.cls != PrecisionClass::Clear)
+    if (seen[start] || !candidate(start))
       continue;
     // The component: low clear nodes connected to `start`.
     SmallVector<unsigned> component{start}, stack{start};
@@ -464,8 +470,7 @@ void PrecisionPainting::economizeClearComponents() {
       for (ArrayRef<unsigned> list :
            {ArrayRef(nodes[id].preds), ArrayRef(nodes[id].succs)})
         for (unsigned next : list)
-          if (!seen[next] && nodes[next].low &&
-              nodes[next].classification.cls == PrecisionClass::Clear) {
+          if (!seen[next] && candidate(next)) {
             seen[next] = 1;
             inComponent.insert(next);
             component.push_back(next);
@@ -478,11 +483,16 @@ void PrecisionPainting::economizeClearComponents() {
 
     int64_t costLow = 0, costF32 = 0;
     llvm::SmallDenseSet<Value> inputsSeen;
+    // A cast of an input is paid only if no consumer outside the component
+    // needs it anyway: casts are placed once per value and type.
     auto input = [&](Value value) {
       if (inside(producerNode(value)) || !inputsSeen.insert(value).second)
         return;
-      (producesLow(value) ? costF32 : costLow) +=
-          6 * numElements(value.getType());
+      bool low = producesLow(value);
+      for (OpOperand &use : value.getUses())
+        if (!inside(consumerNode(use)) && wantsLow(use) != low)
+          return;
+      (low ? costF32 : costLow) += 6 * numElements(value.getType());
     };
     auto output = [&](Value value, bool traffic) {
       int64_t elements = numElements(value.getType());
@@ -504,7 +514,7 @@ void PrecisionPainting::economizeClearComponents() {
       if (node.op) {
         for (OpOperand &operand : node.op->getOpOperands())
           if (operandRole(node.op, operand.getOperandNumber(),
-                          PrecisionClass::Clear) == SlotRole::Painted) {
+                          node.classification.cls) == SlotRole::Painted) {
             input(operand.get());
             costLow += 2 * numElements(operand.get().getType());
             costF32 += 4 * numElements(operand.get().getType());

@@ -138,10 +138,13 @@ func.func @elementwise_chain(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: te
 
 // A sum reduction after a matmul: deny in f16 (it reads the f32 accumulator,
 // no cast at all), infer in bf16, where it follows the bf16 matmul: bf16
-// storage, f32 body arithmetic.
+// storage, f32 body arithmetic. It reads bf16 because the second matmul
+// needs the bf16 copy anyway; alone it would read the f32 accumulator
+// (options.mlir, @rowsum).
 // CHECK-LABEL: func.func @sum_reduction
 // CHECK-SAME:    (%{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %[[R:.*]]: tensor<8xf32>)
 // CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK-NEXT:    %[[SUM:.*]] = linalg.generic
 // CHECK-SAME:      iterator_types = ["parallel", "reduction"]
 // CHECK-SAME:      ins(%[[MM]] : tensor<8x8xf32>) outs(%[[R]] : tensor<8xf32>)
@@ -149,7 +152,8 @@ func.func @elementwise_chain(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: te
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[X]] : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<8xf32>
-// CHECK-NEXT:    return %[[SUM]] : tensor<8xf32>
+// CHECK-NEXT:    %[[MM2:.*]] = linalg.matmul ins(%[[MM16]], %{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>)
+// CHECK-NEXT:    return %[[SUM]], %[[MM2]]
 // BF16-LABEL: func.func @sum_reduction
 // BF16-SAME:    (%{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %[[R:.*]]: tensor<8xf32>)
 // The sum reads bf16 but accumulates into its f32 init.
@@ -162,8 +166,9 @@ func.func @elementwise_chain(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: te
 // BF16-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[XE]] : f32
 // BF16-NEXT:      linalg.yield %[[S]] : f32
 // BF16-NEXT:    } -> tensor<8xf32>
-// BF16-NEXT:    return %[[SUM]] : tensor<8xf32>
-func.func @sum_reduction(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>, %r: tensor<8xf32>) -> tensor<8xf32> {
+// BF16-NEXT:    %[[MM2:.*]] = linalg.matmul ins(%[[MM16]], %{{.*}} : tensor<8x8xbf16>, tensor<8x8xbf16>)
+// BF16-NEXT:    return %[[SUM]], %[[MM2]]
+func.func @sum_reduction(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>, %r: tensor<8xf32>) -> (tensor<8xf32>, tensor<8x8xf32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   %1 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
     ins(%0 : tensor<8x8xf32>) outs(%r : tensor<8xf32>) {
@@ -171,7 +176,8 @@ func.func @sum_reduction(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x
     %s = arith.addf %acc, %x : f32
     linalg.yield %s : f32
   } -> tensor<8xf32>
-  return %1 : tensor<8xf32>
+  %2 = linalg.matmul ins(%0, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %1, %2 : tensor<8xf32>, tensor<8x8xf32>
 }
 
 // A max reduction is clear: between two matmuls it runs on f16 storage
