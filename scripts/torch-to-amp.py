@@ -1,0 +1,583 @@
+#!/usr/bin/env python3
+"""Export a PyTorch model to linalg-on-tensors MLIR and run amp-opt on it.
+
+Runs inside the virtual environment of scripts/setup-torch.sh (torch,
+torchvision and torch-mlir from PyPI); uses only the standard library, torch,
+torchvision and torch_mlir. See docs/frontends.md.
+
+    python scripts/torch-to-amp.py resnet18 -o /tmp/resnet18.mlir \\
+        --amp --amp-options='stats=true report=/tmp/resnet18.json summary=true'
+
+The model is built with random weights (torchvision's `weights=None`: nothing
+is downloaded), exported with torch.export at a static shape in f32 and
+lowered by torch-mlir's FX importer to linalg-on-tensors. Weights and
+batch-norm statistics stay arguments of the function (`--params=args`, the
+default), so the IR stays small and amp-opt sees them as weights; the
+argument names and the op counts are written to STEM.export.json (FILE is
+STEM.mlir).
+
+With --amp, amp-opt rewrites FILE into STEM.amp.mlir (its stderr -- the
+statistics, the summary -- is also written to STEM.amp.txt), and upstream
+mlir-opt re-parses and verifies the result. With --check, both programs are
+lowered to LLVM (scripts/lower-to-llvm.sh, mlir-translate, opt, llc), run on
+the CPU on the same random input and weights, and compared with PyTorch
+(STEM.check.json).
+"""
+
+import argparse
+import ctypes
+import importlib.metadata
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+from torch.func import functional_call
+from torch_mlir import fx
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+
+
+# --------------------------------------------------------------------------
+# Models written here (torchvision models come from torchvision.models).
+
+
+class TransformerEncoder(nn.Module):
+    """A stack of torch.nn.TransformerEncoderLayer (pre-norm, GELU), the
+    encoder of a BERT-style model; input: (batch, seq, d_model) embeddings."""
+
+    def __init__(self, d_model=256, nhead=4, layers=4, ffn=1024):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(
+            d_model, nhead, ffn, dropout=0.0, activation="gelu",
+            batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(
+            layer, layers, norm=nn.LayerNorm(d_model),
+            enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d_model, nhead):
+        super().__init__()
+        self.nhead = nhead
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(c, dim=2)
+        h = self.nhead
+        q = q.view(b, t, h, c // h).transpose(1, 2)
+        k = k.view(b, t, h, c // h).transpose(1, 2)
+        v = v.view(b, t, h, c // h).transpose(1, 2)
+        # Written out (no scaled_dot_product_attention): matmul, scale,
+        # causal mask, softmax, matmul.
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(c // h))
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, c)
+        return self.proj(y)
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, d_model, nhead):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = CausalSelfAttention(d_model, nhead)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.fc = nn.Linear(d_model, 4 * d_model)
+        self.out = nn.Linear(4 * d_model, d_model)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    """A small GPT-2-style decoder: token and position embeddings, pre-norm
+    blocks with causal attention, a tied-free LM head; input: token ids
+    (batch, seq) int64, output: logits (batch, seq, vocab)."""
+
+    def __init__(self, vocab=4096, seq=128, d_model=256, nhead=4, layers=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d_model)
+        self.pos = nn.Embedding(seq, d_model)
+        self.blocks = nn.ModuleList(GPTBlock(d_model, nhead)
+                                    for _ in range(layers))
+        self.ln = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(t))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln(x))
+
+
+OWN_MODELS = {
+    "transformer": "nn.TransformerEncoder: 4 pre-norm layers, d_model 256, "
+                   "4 heads, FFN 1024, GELU; input (batch, seq, 256) f32",
+    "gpt": "GPT-2-style decoder: 4 blocks, d_model 256, 4 heads, vocab 4096,"
+           " causal softmax attention; input (batch, seq) token ids",
+}
+
+
+def build_model(args):
+    """Returns (model in eval mode, example inputs) with random weights."""
+    torch.manual_seed(args.seed)
+    if args.model == "transformer":
+        model = TransformerEncoder()
+        inputs = (torch.randn(args.batch, args.seq_len, 256),)
+    elif args.model == "gpt":
+        model = GPT(seq=args.seq_len)
+        inputs = (torch.randint(0, 4096, (args.batch, args.seq_len)),)
+    else:
+        try:
+            model = torchvision.models.get_model(args.model, weights=None)
+        except ValueError as e:
+            sys.exit(f"torch-to-amp: {e} (see --list)")
+        s = args.image_size
+        inputs = (torch.randn(args.batch, 3, s, s),)
+    model.eval()
+    # Random but not trivial inference-mode batch norm: running statistics
+    # other than (0, 1), so that the folded scale and shift are exercised.
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                m.running_mean.normal_(0.0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    return model, inputs
+
+
+class WeightsAsArguments(nn.Module):
+    """forward(*inputs, *weights): the model with its floating-point
+    parameters and buffers passed explicitly (torch.func.functional_call),
+    so that torch.export makes them user inputs instead of constants."""
+
+    def __init__(self, model, names, num_inputs):
+        super().__init__()
+        self.model = model
+        self.names = names
+        self.num_inputs = num_inputs
+
+    def forward(self, *args):
+        inputs, weights = args[:self.num_inputs], args[self.num_inputs:]
+        return functional_call(self.model, dict(zip(self.names, weights)),
+                               inputs)
+
+
+def floating_state(model):
+    """(names, tensors) of the model's floating-point parameters and
+    buffers (integer buffers such as num_batches_tracked stay constants)."""
+    names, tensors = [], []
+    for name, t in list(model.named_parameters()) + list(
+            model.named_buffers()):
+        if t.is_floating_point():
+            names.append(name)
+            tensors.append(t.detach())
+    return names, tensors
+
+
+def _var_mean_f32(x, dim=None, *, correction=None, keepdim=False):
+    """aten.var_mean.correction in the input's type, two passes (mean, then
+    the sum of squared deviations). torch-mlir's own decomposition computes
+    the variance of an f32 tensor in f64 (LayerNorm then has f64 tensors in
+    its linalg output, which an f32 / f16 pipeline leaves untouched)."""
+    dims = list(range(x.dim())) if dim is None else [d % x.dim() for d in dim]
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    c = 1 if correction is None else correction
+    mean = torch.mean(x, dims, keepdim=True)
+    dev = x - mean
+    var = torch.sum(dev * dev, dims, keepdim=keepdim) / max(n - c, 0)
+    if not keepdim:
+        mean = torch.squeeze(mean, dims)
+    return var, mean
+
+
+def _var_f32(x, dim=None, *, correction=None, keepdim=False):
+    return _var_mean_f32(x, dim, correction=correction, keepdim=keepdim)[0]
+
+
+def decompositions(args):
+    table = get_decomposition_table()
+    if not args.f64_variance:
+        table[torch.ops.aten.var_mean.correction] = _var_mean_f32
+        table[torch.ops.aten.var.correction] = _var_f32
+    return table
+
+
+def export(args, model, inputs):
+    """Returns (MLIR text, argument descriptions, call arguments)."""
+    if args.params == "args":
+        names, weights = floating_state(model)
+        module = WeightsAsArguments(model, names, len(inputs))
+        call_args = tuple(inputs) + tuple(weights)
+        arg_names = [f"input{i}" for i in range(len(inputs))] + names
+    else:
+        module = model
+        call_args = tuple(inputs)
+        arg_names = [f"input{i}" for i in range(len(inputs))]
+    with torch.no_grad():
+        mlir_module = fx.export_and_import(
+            module, *call_args, output_type="linalg-on-tensors",
+            func_name=args.func_name, decomposition_table=decompositions(args))
+    described = [{"name": n, "shape": list(t.shape),
+                  "dtype": str(t.dtype).replace("torch.", "")}
+                 for n, t in zip(arg_names, call_args)]
+    return mlir_module, described, call_args
+
+
+def op_histogram(mlir_module):
+    """(ops, body_ops): counts of the op names at the top level of the
+    functions (what amp-opt classifies) and inside their regions (the
+    scalar bodies of linalg.generic, tensor.pad, ...), terminators left
+    out."""
+    top, body = {}, {}
+    skip = ("func.return", "linalg.yield", "tensor.yield", "scf.yield")
+
+    def walk(op, counts):
+        name = op.operation.name
+        if name not in skip:
+            counts[name] = counts.get(name, 0) + 1
+        for region in op.operation.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    walk(inner, body)
+
+    for func in mlir_module.body.operations:
+        for region in func.operation.regions:
+            for block in region.blocks:
+                for op in block.operations:
+                    walk(op, top)
+
+    def ordered(counts):
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return ordered(top), ordered(body)
+
+
+def write_json(path, info):
+    """JSON with one line per list element (argument lists stay short)."""
+    def dump(value, indent):
+        pad = " " * indent
+        if isinstance(value, dict) and value:
+            items = [f'{pad} {json.dumps(k)}: {dump(v, indent + 1)}'
+                     for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+        if isinstance(value, list) and value:
+            items = [pad + " " + json.dumps(v) for v in value]
+            return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+        return json.dumps(value)
+    with open(path, "w") as f:
+        f.write(dump(info, 0) + "\n")
+
+
+# --------------------------------------------------------------------------
+# Running a lowered function on the CPU (for --check).
+
+
+def run_tool(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit("torch-to-amp: command failed ({}):\n{}\n{}".format(
+            r.returncode, " ".join(shlex.quote(c) for c in cmd),
+            r.stderr[-4000:]))
+    return r
+
+
+def compile_to_shared_library(mlir_file, work, tag, llvm_bin):
+    """mlir_file (tensors) -> shared library exporting _mlir_ciface_<f>."""
+    llvm_dialect = os.path.join(work, tag + ".llvm.mlir")
+    ll = os.path.join(work, tag + ".ll")
+    obj = os.path.join(work, tag + ".o")
+    lib = os.path.join(work, tag + ".so")
+    env = dict(os.environ)
+    env.setdefault("MLIR_OPT", os.path.join(llvm_bin, "mlir-opt"))
+    with open(llvm_dialect, "w") as out:
+        r = subprocess.run(
+            [os.path.join(REPO, "scripts", "lower-to-llvm.sh"), mlir_file,
+             "--llvm-request-c-wrappers"], stdout=out, stderr=subprocess.PIPE,
+            text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"torch-to-amp: lower-to-llvm.sh {mlir_file} failed:\n"
+                 + r.stderr[-4000:])
+    run_tool([os.path.join(llvm_bin, "mlir-translate"), "--mlir-to-llvmir",
+              llvm_dialect, "-o", ll])
+    run_tool([os.path.join(llvm_bin, "opt"), "-O3", "-mcpu=native", ll,
+              "-S", "-o", ll + ".opt"])
+    run_tool([os.path.join(llvm_bin, "llc"), "-O3", "-mcpu=native",
+              "-relocation-model=pic", "-filetype=obj", ll + ".opt",
+              "-o", obj])
+    llvm_lib = os.path.join(os.path.dirname(llvm_bin), "lib")
+    link = ["cc", "-shared", "-o", lib, obj, "-lm"]
+    if os.path.exists(os.path.join(llvm_lib, "libmlir_float16_utils.so")):
+        # __truncsfbf2 (f32 -> bf16) is missing from Debian 12's libgcc.
+        link += ["-lmlir_float16_utils"]
+    # memrefCopy (copies that bufferization leaves).
+    link += [f"-L{llvm_lib}", "-lmlir_c_runner_utils", f"-Wl,-rpath,{llvm_lib}"]
+    run_tool(link)
+    return lib
+
+
+_CTYPE = {torch.float32: ctypes.c_float, torch.float64: ctypes.c_double,
+          torch.int64: ctypes.c_int64, torch.int32: ctypes.c_int32,
+          torch.bool: ctypes.c_bool}
+
+
+def memref_struct(rank):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank),
+                   ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def to_memref(t):
+    t = t.contiguous()
+    d = memref_struct(t.dim())()
+    d.allocated = d.aligned = t.data_ptr()
+    d.offset = 0
+    for i in range(t.dim()):
+        d.sizes[i] = t.shape[i]
+        d.strides[i] = t.stride(i)
+    return d, t  # keep t alive
+
+
+def call_shared_library(lib, func_name, call_args, result):
+    """Calls _mlir_ciface_<func_name>(&result, &arg0, ...) of `lib`.
+    `result` is a tensor of the result's shape and dtype (one result)."""
+    so = ctypes.CDLL(lib)
+    fn = getattr(so, "_mlir_ciface_" + func_name)
+    keep = [to_memref(a) for a in call_args]
+    out = memref_struct(result.dim())()
+    fn.restype = None
+    fn(ctypes.byref(out), *[ctypes.byref(d) for d, _ in keep])
+    n = result.numel()
+    elem = _CTYPE[result.dtype]
+    size = ctypes.sizeof(elem)
+    buf = (elem * n).from_address(out.aligned + out.offset * size)
+    flat = torch.frombuffer(bytearray(buf), dtype=result.dtype)
+    strides = [out.strides[i] for i in range(result.dim())]
+    expected = list(result.contiguous().stride())
+    if result.dim() and strides != expected:
+        sys.exit(f"torch-to-amp: unexpected result strides {strides}")
+    return flat.reshape(result.shape)
+
+
+def compare(name, ref, out):
+    ref = ref.double()
+    out = out.double()
+    err = (out - ref).abs()
+    scale = ref.abs().max().item() or 1.0
+    rel_l2 = (torch.linalg.vector_norm(out - ref)
+              / (torch.linalg.vector_norm(ref) or 1.0)).item()
+    res = {"max_abs_err": err.max().item(),
+           "max_abs_err_over_max_abs_ref": err.max().item() / scale,
+           "rel_l2_err": rel_l2,
+           "finite": bool(torch.isfinite(out).all())}
+    if ref.dim() >= 2:
+        # Top-1 agreement over the last dimension (classes or vocabulary).
+        res["top1_agreement"] = (ref.argmax(-1) == out.argmax(-1)).double() \
+            .mean().item()
+    print(f"  {name}: " + ", ".join(
+        f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+        for k, v in res.items()))
+    return res
+
+
+# --------------------------------------------------------------------------
+
+
+def versions():
+    return {"torch": torch.__version__, "torchvision": torchvision.__version__,
+            "torch-mlir": importlib.metadata.version("torch-mlir")}
+
+
+def main():
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("model", nargs="?",
+                   help="a torchvision model name (resnet18, mobilenet_v2, "
+                        "efficientnet_b0, vgg11, ...), 'transformer' or 'gpt'")
+    p.add_argument("--list", action="store_true",
+                   help="list the model names and exit")
+    p.add_argument("-o", "--output",
+                   help="the exported .mlir (default: MODEL-bBATCH.mlir)")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--image-size", type=int, default=224,
+                   help="torchvision models: input is BATCHx3xSxS")
+    p.add_argument("--seq-len", type=int, default=128,
+                   help="transformer / gpt: sequence length")
+    p.add_argument("--params", choices=["args", "inline"], default="args",
+                   help="args: weights and batch-norm statistics are function "
+                        "arguments (default); inline: torch-mlir's frozen "
+                        "import, weights as dense_resource constants (large)")
+    p.add_argument("--f64-variance", action="store_true",
+                   help="keep torch-mlir's decomposition of var / var_mean "
+                        "(LayerNorm), which computes in f64; by default the "
+                        "script decomposes them in f32")
+    p.add_argument("--func-name", default="forward")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--amp", action="store_true",
+                   help="run amp-opt --amp on the export (FILE.amp.mlir)")
+    p.add_argument("--amp-opt", default=os.path.join(REPO, "build", "bin",
+                                                     "amp-opt"),
+                   help="the amp-opt binary (default: %(default)s)")
+    p.add_argument("--amp-options", default="stats=true",
+                   help="options of --amp, e.g. 'mode=bf16 stats=true "
+                        "report=r.json summary=true target=h100' "
+                        "(default: %(default)s)")
+    p.add_argument("--check", action="store_true",
+                   help="with --amp: run the f32 export and the AMP program "
+                        "on the CPU and compare them with PyTorch")
+    p.add_argument("--reports", metavar="DIR",
+                   help="also write the small files to DIR: STEM.export.json, "
+                        "STEM.amp.txt, STEM.report.json (adds 'report=... "
+                        "summary=true' to the --amp options), "
+                        "STEM.check.json; STEM is the output's name")
+    p.add_argument("--llvm-bin", default=LLVM_BIN,
+                   help="mlir-opt, mlir-translate, opt, llc (default: "
+                        "%(default)s)")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the --check build files (printed)")
+    args = p.parse_args()
+
+    if args.list:
+        for name, what in OWN_MODELS.items():
+            print(f"{name:24} {what}")
+        for name in torchvision.models.list_models(module=torchvision.models):
+            print(f"{name:24} torchvision.models (classification)")
+        return
+    if not args.model:
+        p.error("a model name is required (see --list)")
+    if args.check and not args.amp:
+        p.error("--check needs --amp")
+    out = args.output or f"{args.model}-b{args.batch}.mlir"
+    base = out[:-5] if out.endswith(".mlir") else out
+    stem = os.path.basename(base)
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+    saved = []  # (file, basename in --reports)
+
+    def save(path, suffix):
+        saved.append((path, stem + suffix))
+
+    print(", ".join(f"{k} {v}" for k, v in versions().items()))
+    model, inputs = build_model(args)
+    t0 = time.time()
+    mlir_module, described, call_args = export(args, model, inputs)
+    text = str(mlir_module)
+    with open(out, "w") as f:
+        f.write(text)
+    hist, body_hist = op_histogram(mlir_module)
+    nweights = sum(t.numel() for t in call_args[len(inputs):])
+    export_info = {
+        "model": args.model, "batch": args.batch, "params": args.params,
+        "f64_variance": args.f64_variance, "versions": versions(),
+        "func": args.func_name, "mlir_bytes": len(text),
+        "weights": nweights, "ops": hist, "body_ops": body_hist,
+        "arguments": described}
+    write_json(base + ".export.json", export_info)
+    save(base + ".export.json", ".export.json")
+    print(f"exported {args.model} to {out} ({len(text) / 2**20:.1f} MiB, "
+          f"{len(described)} arguments, {nweights / 1e6:.2f} M weights, "
+          f"{sum(hist.values())} ops, {time.time() - t0:.1f} s)")
+    print("  ops: " + ", ".join(f"{k} {v}" for k, v in hist.items()))
+    print("  in bodies: " + ", ".join(f"{k} {v}"
+                                      for k, v in body_hist.items()))
+
+    if args.amp:
+        amp_out = base + ".amp.mlir"
+        options = args.amp_options
+        if args.reports:
+            os.makedirs(args.reports, exist_ok=True)
+            options += f" report={base}.report.json summary=true"
+            save(base + ".report.json", ".report.json")
+        cmd = [args.amp_opt, out, f"--amp={options.strip()}", "-o", amp_out]
+        print("$ " + " ".join(shlex.quote(c) for c in cmd))
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        sys.stderr.write(r.stderr)
+        if r.returncode != 0:
+            sys.exit(f"torch-to-amp: amp-opt failed ({r.returncode})")
+        with open(base + ".amp.txt", "w") as f:
+            shown = options
+            if os.path.dirname(base):
+                shown = shown.replace(os.path.dirname(base) + os.sep, "")
+            f.write(f"$ amp-opt {stem}.mlir --amp='{shown.strip()}'\n")
+            f.write(r.stderr)
+        save(base + ".amp.txt", ".amp.txt")
+        # The output must be upstream IR that upstream mlir-opt parses and
+        # verifies.
+        run_tool([os.path.join(args.llvm_bin, "mlir-opt"), amp_out,
+                  "-o", os.devnull])
+        print(f"wrote {amp_out}; upstream mlir-opt verifies it")
+
+    if args.check:
+        check(args, model, inputs, call_args, out, amp_out, base)
+        save(base + ".check.json", ".check.json")
+
+    if args.reports:
+        os.makedirs(args.reports, exist_ok=True)
+        for path, name in saved:
+            dest = os.path.join(args.reports, name)
+            if os.path.abspath(path) != os.path.abspath(dest):
+                shutil.copyfile(path, dest)
+        print(f"reports in {args.reports}: "
+              + ", ".join(name for _, name in saved))
+
+
+def check(args, model, inputs, call_args, out, amp_out, base):
+    work = tempfile.mkdtemp(prefix="torch-to-amp-")
+    try:
+        with torch.no_grad():
+            ref = model(*inputs)
+        runs = {}
+        for tag, f in (("f32", out), ("amp", amp_out)):
+            t0 = time.time()
+            lib = compile_to_shared_library(f, work, tag, args.llvm_bin)
+            t1 = time.time()
+            runs[tag] = call_shared_library(lib, args.func_name, call_args,
+                                            ref)
+            print(f"  ran {tag}: compile {t1 - t0:.1f} s, "
+                  f"run {time.time() - t1:.1f} s")
+        results = {"model": args.model, "batch": args.batch,
+                   "amp_options": args.amp_options, "seed": args.seed,
+                   "output_shape": list(ref.shape)}
+        results["mlir_f32_vs_pytorch"] = compare("MLIR f32 vs PyTorch", ref,
+                                                 runs["f32"])
+        results["amp_vs_mlir_f32"] = compare("AMP vs MLIR f32", runs["f32"],
+                                             runs["amp"])
+        results["amp_vs_pytorch"] = compare("AMP vs PyTorch", ref,
+                                            runs["amp"])
+        with open(base + ".check.json", "w") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+    finally:
+        if args.keep:
+            print(f"  build files kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
