@@ -682,7 +682,7 @@ void PrecisionPainting::paint() {
 
 std::string PrecisionPainting::explain(const Node &node) const {
   std::string cls = stringifyPrecisionClass(node.classification.cls).str();
-  const std::string &why = node.classification.reason;
+  std::string why = node.classification.reason.str();
   switch (node.why) {
   case Node::Why::Source:
     return "source: kept f32, amp-optimize-casts folds its casts";

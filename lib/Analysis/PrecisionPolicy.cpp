@@ -393,7 +393,7 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
   std::string source;
   if (std::optional<PrecisionClass> cls = lookup(key, &source))
-    return Classification{*cls, (key + " (" + source + ")")};
+    return Classification{*cls, intern(key + " (" + source + ")")};
 
   // Otherwise the strictest body op decides.
   PrecisionClass cls = PrecisionClass::Clear;
@@ -414,7 +414,12 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   if (strictest)
     os << ", strictest body op " << strictest->getName() << " is "
        << stringifyPrecisionClass(cls);
-  return Classification{cls, reason};
+  return Classification{cls, intern(reason)};
+}
+
+StringRef PrecisionPolicy::intern(const Twine &reason) const {
+  SmallString<64> storage;
+  return reasons.insert(reason.toStringRef(storage)).first->getKey();
 }
 
 Classification PrecisionPolicy::classify(Operation *op) const {
@@ -446,9 +451,8 @@ Classification PrecisionPolicy::classifyUncached(Operation *op) const {
     }
   }
   if (listed)
-    return {
-        *listed,
-        (stringifyPrecisionClass(*listed) + " list (" + source + ")").str()};
+    return {*listed, intern(stringifyPrecisionClass(*listed) + " list (" +
+                            source + ")")};
   if (std::optional<Classification> body = classifyLinalgBody(op))
     return *body;
   return {PrecisionClass::Unlisted, "not on any list"};

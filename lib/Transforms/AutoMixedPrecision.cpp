@@ -1,9 +1,9 @@
 //===- AutoMixedPrecision.cpp - The amp-auto-mixed-precision pass ---------===//
 //
 // Builds the policy from the pass options, paints the module
-// (PrecisionPainting) and rewrites it: low ops are cloned with low-precision
-// types, carried values are retyped in place, and one cast per value and
-// target type is inserted wherever a producer and a consumer disagree.
+// (PrecisionPainting) and rewrites it: low ops and carried values are retyped
+// in place, and one cast per value and target type is inserted wherever a
+// producer and a consumer disagree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +19,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Verifier.h"
 
@@ -70,8 +71,12 @@ struct AutoMixedPrecisionPass
 
 private:
   FailureOr<PrecisionPolicy> buildPolicy(AmpMode modeValue);
-  Operation *retype(Operation *op, ArrayRef<Type> operandTypes,
-                    ArrayRef<Type> resultTypes, Type lowType);
+  /// Gives `op` the new operand and result types in place (its body
+  /// rebuilt or patched to match) if it verifies with them; otherwise leaves
+  /// it as it was and fails. Operands keep their values: the casts are
+  /// inserted afterwards.
+  LogicalResult retype(Operation *op, ArrayRef<Type> operandTypes,
+                       ArrayRef<Type> resultTypes, Type lowType);
 };
 
 } // namespace
@@ -237,31 +242,51 @@ static LogicalResult verifyRetypedLinalgOp(linalg::LinalgOp linalgOp) {
   return success();
 }
 
-Operation *AutoMixedPrecisionPass::retype(Operation *op,
-                                          ArrayRef<Type> operandTypes,
-                                          ArrayRef<Type> resultTypes,
-                                          Type lowType) {
-  OpBuilder builder(op);
-  // Stand-ins of the new operand types, so the clone can be verified before
+/// The body of `region` moved into a detached region, and optionally a copy
+/// of it left in place, so that a failed trial can put the original back.
+static std::unique_ptr<Region> saveBody(Region &region, bool keepCopy) {
+  auto saved = std::make_unique<Region>();
+  if (keepCopy) {
+    IRMapping mapping;
+    region.cloneInto(saved.get(), mapping);
+  } else {
+    saved->takeBody(region);
+  }
+  return saved;
+}
+
+LogicalResult AutoMixedPrecisionPass::retype(Operation *op,
+                                             ArrayRef<Type> operandTypes,
+                                             ArrayRef<Type> resultTypes,
+                                             Type lowType) {
+  // Everything the trial changes, to undo it if the op does not verify.
+  SmallVector<Value> operands(op->getOperands());
+  SmallVector<Type> oldResultTypes(op->getResultTypes());
+  SmallVector<std::unique_ptr<Region>> savedBodies;
+  // (Linalg ops keep their attributes: materialising them from the op's
+  // properties is a large share of a trial.)
+  bool isLinalg = isa<linalg::LinalgOp>(op);
+  SmallVector<NamedAttribute> attrs;
+  if (!isLinalg)
+    attrs.assign(op->getAttrs().begin(), op->getAttrs().end());
+
+  // Stand-ins of the new operand types, so the op can be verified before
   // anything is committed; the real casts are inserted later.
+  OpBuilder builder(op);
   SmallVector<Operation *> standIns;
-  SmallVector<Value> trialOperands;
-  for (auto [operand, type] : llvm::zip(op->getOperands(), operandTypes)) {
-    if (operand.getType() == type) {
-      trialOperands.push_back(operand);
+  for (auto [index, type] : llvm::enumerate(operandTypes)) {
+    Value operand = operands[index];
+    if (operand.getType() == type)
       continue;
-    }
     auto standIn = UnrealizedConversionCastOp::create(builder, op->getLoc(),
                                                       type, operand);
     standIns.push_back(standIn);
-    trialOperands.push_back(standIn.getResult(0));
+    op->setOperand(index, standIn.getResult(0));
   }
-  Operation *clone = builder.clone(*op);
-  clone->setOperands(trialOperands);
-  for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
+  for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
     result.setType(type);
 
-  // Values captured by the clone's regions that an earlier rewrite made low
+  // Values captured by the op's regions that an earlier rewrite made low
   // (a tensor.extract of a low tensor read in a linalg body or a tensor.pad
   // region): the ops in the region still compute in f32 and the cast
   // insertion gives them an extf of the value later, so the trial reads an
@@ -269,18 +294,27 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
   // already) and the region terminators are left alone.
   SmallVector<std::pair<OpOperand *, Value>> captured;
   auto standInCaptured = [&]() {
-    OpBuilder outside(clone);
-    clone->walk([&](Operation *inner) {
-      if (inner == clone || (inner->getParentOp() == clone &&
-                             inner->hasTrait<OpTrait::IsTerminator>()))
+    if (op->getNumRegions() == 0)
+      return;
+    OpBuilder outside(op);
+    auto capturedLow = [&](Value value) {
+      return getElementTypeOrSelf(value.getType()) == lowType &&
+             !op->isAncestor(value.getParentRegion()->getParentOp());
+    };
+    op->walk([&](Operation *inner) {
+      if (inner == op || (inner->getParentOp() == op &&
+                          inner->hasTrait<OpTrait::IsTerminator>()))
+        return;
+      // Verifying is the expensive part: only ops that read a captured low
+      // value can need a stand-in.
+      if (llvm::none_of(inner->getOperands(), capturedLow))
         return;
       std::optional<RegisteredOperationName> name = inner->getRegisteredInfo();
       if (!name || succeeded(name->verifyInvariants(inner)))
         return;
       for (OpOperand &use : inner->getOpOperands()) {
         Value value = use.get();
-        if (getElementTypeOrSelf(value.getType()) != lowType ||
-            clone->isAncestor(value.getParentRegion()->getParentOp()))
+        if (!capturedLow(value))
           continue;
         auto standIn = UnrealizedConversionCastOp::create(
             outside, value.getLoc(),
@@ -299,11 +333,15 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
     // A failed trial is not an error: the op just stays f32.
     ScopedDiagnosticHandler silence(op->getContext(),
                                     [](Diagnostic &) { return success(); });
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
-      if (linalgOp.getRegionBuilder())
-        rebuildNamedLinalgBody(clone);
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      // A named op's body is rebuilt from scratch: move the old one aside.
+      // An explicit body is patched: keep a copy of it.
+      bool named = static_cast<bool>(linalgOp.getRegionBuilder());
+      savedBodies.push_back(saveBody(op->getRegion(0), /*keepCopy=*/!named));
+      if (named)
+        rebuildNamedLinalgBody(op);
       else
-        patchExplicitLinalgBody(clone);
+        patchExplicitLinalgBody(op);
       standInCaptured();
       ok = succeeded(verifyRetypedLinalgOp(linalgOp));
     } else {
@@ -313,9 +351,10 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
         return getElementTypeOrSelf(type) == lowType;
       });
       OpBuilder inner(op->getContext());
-      for (Region &region : clone->getRegions()) {
+      for (Region &region : op->getRegions()) {
+        savedBodies.push_back(saveBody(region, /*keepCopy=*/true));
         if (!lowResult)
-          break;
+          continue;
         for (Block &block : region) {
           if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
             continue;
@@ -331,26 +370,28 @@ Operation *AutoMixedPrecisionPass::retype(Operation *op,
       // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
       // tried again with them unchanged.
       standInCaptured();
-      SmallVector<NamedAttribute> attrs(clone->getAttrs());
-      bool converted = convertFloatAttrs(clone, cast<FloatType>(lowType));
-      ok = succeeded(verifyInvariants(clone));
+      bool converted = convertFloatAttrs(op, cast<FloatType>(lowType));
+      ok = succeeded(verifyInvariants(op));
       if (!ok && converted) {
-        for (NamedAttribute attr : attrs)
-          clone->setAttr(attr.getName(), attr.getValue());
-        ok = succeeded(verifyInvariants(clone));
+        op->setAttrs(attrs);
+        ok = succeeded(verifyInvariants(op));
       }
     }
   }
-  clone->setOperands(op->getOperands());
+  op->setOperands(operands);
   for (auto [use, value] : captured)
     use->set(value);
   for (Operation *standIn : standIns)
     standIn->erase();
   if (!ok) {
-    clone->erase();
-    return nullptr;
+    for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
+      result.setType(type);
+    for (auto [region, saved] : llvm::zip(op->getRegions(), savedBodies))
+      region.takeBody(*saved);
+    if (!isLinalg)
+      op->setAttrs(attrs);
   }
-  return clone;
+  return success(ok);
 }
 
 void AutoMixedPrecisionPass::runOnOperation() {
@@ -403,7 +444,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
                                   << painting.explain(node);
     }
   }
-  // For amp-report-write: the rewrite clones ops with their attributes.
+  // For amp-report-write: attributes on the ops, which the rewrite keeps.
   if (annotate)
     annotatePrecisionDecisions(painting);
 
@@ -414,7 +455,6 @@ void AutoMixedPrecisionPass::runOnOperation() {
   DenseMap<Operation *, SmallVector<Type>> desiredOperands;
   SmallVector<Value> retyped;
   SmallVector<OpOperand *> slots;
-  SmallVector<Operation *> replaced;
 
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (!node.op)
@@ -438,8 +478,8 @@ void AutoMixedPrecisionPass::runOnOperation() {
                                                cls) == SlotRole::Painted;
       resultTypes.push_back(low ? lowOf(result.getType()) : result.getType());
     }
-    Operation *newOp = retype(op, operandTypes, resultTypes, lowType);
-    if (!newOp) {
+    SmallVector<Type> oldTypes(op->getResultTypes());
+    if (failed(retype(op, operandTypes, resultTypes, lowType))) {
       op->emitWarning() << "amp: cannot run " << op->getName() << " in "
                         << lowType << " (the op does not verify with "
                         << lowType << " types); kept f32";
@@ -447,19 +487,13 @@ void AutoMixedPrecisionPass::runOnOperation() {
       continue;
     }
     ++opsLow;
-    desiredOperands[newOp] = operandTypes;
-    for (OpOperand &operand : newOp->getOpOperands())
+    desiredOperands[op] = operandTypes;
+    for (OpOperand &operand : op->getOpOperands())
       slots.push_back(&operand);
-    for (auto [oldResult, newResult] :
-         llvm::zip(op->getResults(), newOp->getResults())) {
-      oldResult.replaceAllUsesWith(newResult);
-      if (oldResult.getType() != newResult.getType())
-        retyped.push_back(newResult);
-    }
-    replaced.push_back(op);
+    for (auto [result, oldType] : llvm::zip(op->getResults(), oldTypes))
+      if (result.getType() != oldType)
+        retyped.push_back(result);
   }
-  for (Operation *op : llvm::reverse(replaced))
-    op->erase();
 
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (node.op || !node.low)

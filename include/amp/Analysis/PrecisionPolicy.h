@@ -16,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <string>
 
@@ -42,10 +43,12 @@ enum class BodyPattern {
 };
 StringRef stringifyBodyPattern(BodyPattern pattern);
 
-/// The class of one op and a human-readable reason.
+/// The class of one op and a human-readable reason. The reason is a literal
+/// or interned by the policy (one copy per distinct text, owned by the
+/// policy): a painting keeps one Classification per op.
 struct Classification {
   PrecisionClass cls = PrecisionClass::Unlisted;
-  std::string reason;
+  StringRef reason;
 };
 
 class PrecisionPolicy {
@@ -95,11 +98,14 @@ private:
   bool inferAsDeny = false;
   /// classify() results of ops whose class depends on their name only.
   mutable DenseMap<OperationName, Classification> byName;
+  /// The storage of every reason built at run time.
+  mutable llvm::StringSet<> reasons;
 
   void set(StringRef key, PrecisionClass cls, StringRef source);
   PrecisionClass adjust(PrecisionClass cls) const;
   std::optional<Classification> classifyLinalgBody(Operation *op) const;
   Classification classifyUncached(Operation *op) const;
+  StringRef intern(const Twine &reason) const;
 };
 
 } // namespace mlir::amp
