@@ -2,6 +2,12 @@
 
 #include "amp/Analysis/PrecisionPolicy.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
@@ -82,6 +88,63 @@ TEST(PrecisionPolicy, TreatInferAsDeny) {
   policy.treatInferAsDeny();
   EXPECT_EQ(policy.lookup("arith.addf"), PrecisionClass::Deny);
   EXPECT_EQ(policy.lookup("linalg.matmul"), PrecisionClass::Allow);
+}
+
+// classify() remembers the class of an op name; edits after a
+// classification must still take effect, and linalg ops on no list are
+// classified by their own body, not by an earlier op of the same name.
+TEST(PrecisionPolicy, ClassifyCachesNamesButSeesEditsAndBodies) {
+  MLIRContext ctx;
+  ctx.loadDialect<func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
+                  math::MathDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    #id = affine_map<(i) -> (i)>
+    func.func @f(%a: tensor<4xf32>, %b: tensor<4x4xf32>) -> tensor<4xf32> {
+      %0 = arith.addf %a, %a : tensor<4xf32>
+      %1 = linalg.matmul ins(%b, %b : tensor<4x4xf32>, tensor<4x4xf32>)
+             outs(%b : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+             ins(%0 : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        %e = math.exp %x : f32
+        linalg.yield %e : f32
+      } -> tensor<4xf32>
+      %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+             ins(%2 : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        %t = math.tanh %x : f32
+        linalg.yield %t : f32
+      } -> tensor<4xf32>
+      return %3 : tensor<4xf32>
+    })mlir",
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (isa_and_nonnull<func::FuncOp>(op->getParentOp()) &&
+        !op->hasTrait<OpTrait::IsTerminator>())
+      ops.push_back(op);
+  });
+  ASSERT_EQ(ops.size(), 4u);
+  Operation *addf = ops[0], *matmul = ops[1], *exp = ops[2], *tanh = ops[3];
+
+  PrecisionPolicy policy(AmpMode::F16);
+  EXPECT_EQ(policy.classify(addf).cls, PrecisionClass::Infer);
+  EXPECT_EQ(policy.classify(matmul).cls, PrecisionClass::Allow);
+  EXPECT_EQ(policy.classify(exp).cls, PrecisionClass::Deny);
+  EXPECT_EQ(policy.classify(tanh).cls, PrecisionClass::Infer);
+  EXPECT_EQ(policy.classify(exp).reason,
+            "linalg.generic:elementwise, strictest body op math.exp is deny");
+
+  policy.removeFrom(PrecisionClass::Infer, {"arith.addf"});
+  policy.addTo(PrecisionClass::Deny, {"arith.addf"}, "deny-add");
+  policy.removeFrom(PrecisionClass::Allow, {"linalg.matmul"});
+  EXPECT_EQ(policy.classify(addf).cls, PrecisionClass::Deny);
+  EXPECT_EQ(policy.classify(addf).reason, "deny list (deny-add)");
+  EXPECT_EQ(policy.classify(matmul).cls, PrecisionClass::Unlisted);
+
+  policy.treatInferAsDeny();
+  EXPECT_EQ(policy.classify(tanh).cls, PrecisionClass::Deny);
 }
 
 TEST(PrecisionPolicy, LoadsYamlAndJson) {

@@ -220,6 +220,7 @@ PrecisionPolicy::PrecisionPolicy(AmpMode mode) : mode(mode) {
 }
 
 void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
+  byName.clear();
   auto &list = entries[key];
   list.clear();
   list.push_back({cls, source.str()});
@@ -227,6 +228,7 @@ void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
 
 void PrecisionPolicy::removeFrom(PrecisionClass list,
                                  ArrayRef<std::string> names) {
+  byName.clear();
   for (const std::string &name : names) {
     auto &existing = entries[name];
     llvm::erase_if(existing,
@@ -240,6 +242,7 @@ void PrecisionPolicy::removeFrom(PrecisionClass list,
 
 void PrecisionPolicy::addTo(PrecisionClass list, ArrayRef<std::string> names,
                             StringRef source) {
+  byName.clear();
   for (const std::string &name : names) {
     auto &existing = entries[name];
     llvm::erase_if(existing, [](const Entry &entry) {
@@ -423,21 +426,21 @@ StringRef PrecisionPolicy::intern(const Twine &reason) const {
 }
 
 Classification PrecisionPolicy::classify(Operation *op) const {
-  // Linalg ops fall back to their body and interface ops may answer per op;
-  // everything else is classified once per op name.
-  bool perOp = isa<linalg::LinalgOp, AmpPrecisionOpInterface>(op);
-  if (!perOp) {
-    auto it = byName.find(op->getName());
-    if (it != byName.end())
-      return it->second;
-  }
-  Classification result = classifyUncached(op);
+  // The class of most ops follows from their name alone and is computed once
+  // per name; linalg ops on no list (decided by their body) and interface
+  // ops (which may answer per op) are classified one by one.
+  auto it = byName.find(op->getName());
+  if (it != byName.end())
+    return it->second;
+  bool perOp = false;
+  Classification result = classifyUncached(op, perOp);
   if (!perOp)
     byName[op->getName()] = result;
   return result;
 }
 
-Classification PrecisionPolicy::classifyUncached(Operation *op) const {
+Classification PrecisionPolicy::classifyUncached(Operation *op,
+                                                 bool &perOp) const {
   StringRef name = op->getName().getStringRef();
   std::string source;
   std::optional<PrecisionClass> listed = lookup(name, &source);
@@ -446,6 +449,7 @@ Classification PrecisionPolicy::classifyUncached(Operation *op) const {
   bool userEntry = listed && !StringRef(source).starts_with("default");
   if (!userEntry) {
     if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op)) {
+      perOp = true;
       PrecisionClass cls = adjust(iface.getAmpPrecisionClass());
       return {cls, "AmpPrecisionOpInterface"};
     }
@@ -453,6 +457,7 @@ Classification PrecisionPolicy::classifyUncached(Operation *op) const {
   if (listed)
     return {*listed, intern(stringifyPrecisionClass(*listed) + " list (" +
                             source + ")")};
+  perOp = isa<linalg::LinalgOp>(op);
   if (std::optional<Classification> body = classifyLinalgBody(op))
     return *body;
   return {PrecisionClass::Unlisted, "not on any list"};

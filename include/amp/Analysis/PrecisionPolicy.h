@@ -76,7 +76,10 @@ public:
   void print(raw_ostream &os) const;
 
   /// Every infer entry becomes deny (level=treat-infer-as-deny).
-  void treatInferAsDeny() { inferAsDeny = true; }
+  void treatInferAsDeny() {
+    inferAsDeny = true;
+    byName.clear();
+  }
 
   /// The class of `op`: list entries from a policy file or CLI edit first,
   /// then AmpPrecisionOpInterface, then the default lists, then the body of
@@ -104,7 +107,8 @@ private:
   void set(StringRef key, PrecisionClass cls, StringRef source);
   PrecisionClass adjust(PrecisionClass cls) const;
   std::optional<Classification> classifyLinalgBody(Operation *op) const;
-  Classification classifyUncached(Operation *op) const;
+  /// Sets `perOp` when the result depends on more than the op's name.
+  Classification classifyUncached(Operation *op, bool &perOp) const;
   StringRef intern(const Twine &reason) const;
 };
 
