@@ -87,6 +87,25 @@ SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
   return SlotRole::Painted;
 }
 
+SlotRole PrecisionPainting::operandRole(const Node &node, unsigned index) {
+  if (node.interfaceRoles)
+    return operandRole(node.op, index, node.classification.cls);
+  if (!isF32Like(node.op->getOperand(index).getType()))
+    return SlotRole::None;
+  return index >= node.firstAccumulator ? SlotRole::Accumulator
+                                        : SlotRole::Painted;
+}
+
+SlotRole PrecisionPainting::resultRole(const Node &node, unsigned index) {
+  if (node.interfaceRoles)
+    return resultRole(node.op, index, node.classification.cls);
+  if (!isF32Like(node.op->getResult(index).getType()))
+    return SlotRole::None;
+  // The results of a linalg op are tied to its inits.
+  return node.firstAccumulator != ~0u ? SlotRole::Accumulator
+                                      : SlotRole::Painted;
+}
+
 //===----------------------------------------------------------------------===//
 // Graph construction
 //===----------------------------------------------------------------------===//
@@ -330,6 +349,11 @@ void PrecisionPainting::buildOpNodes(Region &region) {
           node.fixed = true;
           node.why = Node::Why::LevelLimit;
         }
+        node.interfaceRoles =
+            (cls == PrecisionClass::Allow &&
+             (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op)));
+        if (!node.interfaceRoles && accumulatesInF32(&op, cls))
+          node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
       }
       opNodes[&op] = addNode(std::move(node));
     }
@@ -346,8 +370,7 @@ std::optional<unsigned> PrecisionPainting::producerNode(Value value) const {
   if (it == opNodes.end())
     return std::nullopt;
   const Node &node = nodes[it->second];
-  if (resultRole(node.op, result.getResultNumber(), node.classification.cls) ==
-      SlotRole::None)
+  if (resultRole(node, result.getResultNumber()) == SlotRole::None)
     return std::nullopt;
   return it->second;
 }
@@ -363,8 +386,7 @@ void PrecisionPainting::buildEdges() {
     Node &node = nodes[id];
     if (node.op) {
       for (OpOperand &operand : node.op->getOpOperands())
-        if (operandRole(node.op, operand.getOperandNumber(),
-                        node.classification.cls) == SlotRole::Painted)
+        if (operandRole(node, operand.getOperandNumber()) == SlotRole::Painted)
           connect(producerNode(operand.get()), id);
     } else {
       for (OpOperand *operand : node.forwarded)
@@ -419,8 +441,8 @@ bool PrecisionPainting::producesLow(Value value) const {
   const Node &node = nodes[*id];
   if (!node.op)
     return true;
-  return resultRole(node.op, cast<OpResult>(value).getResultNumber(),
-                    node.classification.cls) == SlotRole::Painted;
+  return resultRole(node, cast<OpResult>(value).getResultNumber()) ==
+         SlotRole::Painted;
 }
 
 std::optional<unsigned> PrecisionPainting::consumerNode(OpOperand &use) const {
@@ -431,8 +453,7 @@ std::optional<unsigned> PrecisionPainting::consumerNode(OpOperand &use) const {
   if (it == opNodes.end())
     return std::nullopt;
   const Node &node = nodes[it->second];
-  if (operandRole(node.op, use.getOperandNumber(), node.classification.cls) !=
-      SlotRole::Painted)
+  if (operandRole(node, use.getOperandNumber()) != SlotRole::Painted)
     return std::nullopt;
   return it->second;
 }
@@ -513,8 +534,8 @@ void PrecisionPainting::economizeClearComponents() {
       const Node &node = nodes[id];
       if (node.op) {
         for (OpOperand &operand : node.op->getOpOperands())
-          if (operandRole(node.op, operand.getOperandNumber(),
-                          node.classification.cls) == SlotRole::Painted) {
+          if (operandRole(node, operand.getOperandNumber()) ==
+              SlotRole::Painted) {
             input(operand.get());
             costLow += 2 * numElements(operand.get().getType());
             costF32 += 4 * numElements(operand.get().getType());

@@ -220,7 +220,7 @@ PrecisionPolicy::PrecisionPolicy(AmpMode mode) : mode(mode) {
 }
 
 void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
-  byName.clear();
+  invalidateCaches();
   auto &list = entries[key];
   list.clear();
   list.push_back({cls, source.str()});
@@ -228,7 +228,7 @@ void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
 
 void PrecisionPolicy::removeFrom(PrecisionClass list,
                                  ArrayRef<std::string> names) {
-  byName.clear();
+  invalidateCaches();
   for (const std::string &name : names) {
     auto &existing = entries[name];
     llvm::erase_if(existing,
@@ -242,7 +242,7 @@ void PrecisionPolicy::removeFrom(PrecisionClass list,
 
 void PrecisionPolicy::addTo(PrecisionClass list, ArrayRef<std::string> names,
                             StringRef source) {
-  byName.clear();
+  invalidateCaches();
   for (const std::string &name : names) {
     auto &existing = entries[name];
     llvm::erase_if(existing, [](const Entry &entry) {
@@ -278,14 +278,22 @@ LogicalResult PrecisionPolicy::verifyNoConflicts(std::string &error) const {
 
 std::optional<PrecisionClass>
 PrecisionPolicy::lookup(StringRef key, std::string *source) const {
-  auto found = [&](const SmallVector<Entry, 1> &list) {
-    if (source)
-      *source = list.front().source;
-    return adjust(list.front().cls);
-  };
+  auto [cached, inserted] = lookupCache.try_emplace(key, nullptr);
+  if (inserted)
+    cached->second = findEntries(key);
+  const SmallVector<Entry, 1> *list = cached->second;
+  if (!list)
+    return std::nullopt;
+  if (source)
+    *source = list->front().source;
+  return adjust(list->front().cls);
+}
+
+const SmallVector<PrecisionPolicy::Entry, 1> *
+PrecisionPolicy::findEntries(StringRef key) const {
   auto it = entries.find(key);
   if (it != entries.end() && !it->second.empty())
-    return found(it->second);
+    return &it->second;
   // Wildcards: `prefix*` entries; the longest matching prefix wins.
   const SmallVector<Entry, 1> *best = nullptr;
   size_t bestLength = 0;
@@ -301,9 +309,7 @@ PrecisionPolicy::lookup(StringRef key, std::string *source) const {
       bestLength = head.size() + tail.size();
     }
   }
-  if (best)
-    return found(*best);
-  return std::nullopt;
+  return best;
 }
 
 void PrecisionPolicy::print(raw_ostream &os) const {
@@ -372,7 +378,13 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   bool computes = llvm::any_of(body.without_terminator(), [](Operation &o) {
     return !isNeutralBodyOp(&o);
   });
-  if (hasReduction && linalg::isaContractionOpInterface(linalgOp)) {
+  // (The contraction check infers the op's dimensions: only bodies that
+  // multiply can be contractions.)
+  bool multiplies = llvm::any_of(body.without_terminator(), [](Operation &o) {
+    return isa<arith::MulFOp, arith::MulIOp>(o);
+  });
+  if (hasReduction && multiplies &&
+      linalg::isaContractionOpInterface(linalgOp)) {
     pattern = BodyPattern::Contraction;
   } else if (hasReduction) {
     // An addition that reads the accumulator (an output block argument) is a

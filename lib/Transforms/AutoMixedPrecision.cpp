@@ -71,6 +71,10 @@ struct AutoMixedPrecisionPass
 
 private:
   FailureOr<PrecisionPolicy> buildPolicy(AmpMode modeValue);
+  /// Paints the module and rewrites it: retyped ops, carried values, casts,
+  /// specialised function signatures.
+  void paintAndRewrite(const PrecisionPolicy &policy, AmpMode modeValue,
+                       AmpLevel levelValue);
   /// Gives `op` the new operand and result types in place (its body
   /// rebuilt or patched to match) if it verifies with them; otherwise leaves
   /// it as it was and fails. Operands keep their values: the casts are
@@ -394,38 +398,19 @@ LogicalResult AutoMixedPrecisionPass::retype(Operation *op,
   return success(ok);
 }
 
-void AutoMixedPrecisionPass::runOnOperation() {
+void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
+                                             AmpMode modeValue,
+                                             AmpLevel levelValue) {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  std::optional<AmpMode> modeValue = parseAmpMode(mode);
-  if (!modeValue) {
-    module.emitError() << "amp-auto-mixed-precision: unknown mode '" << mode
-                       << "' (expected f16 or bf16)";
-    return signalPassFailure();
-  }
-  std::optional<AmpLevel> levelValue = parseAmpLevel(level);
-  if (!levelValue) {
-    module.emitError() << "amp-auto-mixed-precision: unknown level '" << level
-                       << "' (expected default, tensor-cores-only or "
-                          "treat-infer-as-deny)";
-    return signalPassFailure();
-  }
-  FailureOr<PrecisionPolicy> policy = buildPolicy(*modeValue);
-  if (failed(policy))
-    return signalPassFailure();
-  if (*levelValue == AmpLevel::TreatInferAsDeny)
-    policy->treatInferAsDeny();
-  if (printPolicy)
-    policy->print(llvm::outs());
-
   PaintingOptions paintingOptions;
-  paintingOptions.mode = *modeValue;
-  paintingOptions.level = *levelValue;
+  paintingOptions.mode = modeValue;
+  paintingOptions.level = levelValue;
   paintingOptions.keepPublicSignatures = keepPublicSignatures;
   paintingOptions.castEconomy = castEconomy;
-  PrecisionPainting painting(module, *policy, paintingOptions);
+  PrecisionPainting painting(module, policy, paintingOptions);
 
-  FloatType lowType = *modeValue == AmpMode::F16
+  FloatType lowType = modeValue == AmpMode::F16
                           ? FloatType(Float16Type::get(ctx))
                           : FloatType(BFloat16Type::get(ctx));
   auto lowOf = [&](Type type) { return withElementType(type, lowType); };
@@ -465,17 +450,16 @@ void AutoMixedPrecisionPass::runOnOperation() {
         ++opsF32;
       continue;
     }
-    PrecisionClass cls = node.classification.cls;
     SmallVector<Type> operandTypes, resultTypes;
     for (OpOperand &operand : op->getOpOperands()) {
       Type type = operand.get().getType();
-      bool low = PrecisionPainting::operandRole(op, operand.getOperandNumber(),
-                                                cls) == SlotRole::Painted;
+      bool low = PrecisionPainting::operandRole(
+                     node, operand.getOperandNumber()) == SlotRole::Painted;
       operandTypes.push_back(low ? lowOf(type) : type);
     }
     for (OpResult result : op->getResults()) {
-      bool low = PrecisionPainting::resultRole(op, result.getResultNumber(),
-                                               cls) == SlotRole::Painted;
+      bool low = PrecisionPainting::resultRole(
+                     node, result.getResultNumber()) == SlotRole::Painted;
       resultTypes.push_back(low ? lowOf(result.getType()) : result.getType());
     }
     SmallVector<Type> oldTypes(op->getResultTypes());
@@ -554,6 +538,35 @@ void AutoMixedPrecisionPass::runOnOperation() {
     func.setType(FunctionType::get(
         ctx, func.getBody().front().getArgumentTypes(), results));
   });
+}
+
+void AutoMixedPrecisionPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  std::optional<AmpMode> modeValue = parseAmpMode(mode);
+  if (!modeValue) {
+    module.emitError() << "amp-auto-mixed-precision: unknown mode '" << mode
+                       << "' (expected f16 or bf16)";
+    return signalPassFailure();
+  }
+  std::optional<AmpLevel> levelValue = parseAmpLevel(level);
+  if (!levelValue) {
+    module.emitError() << "amp-auto-mixed-precision: unknown level '" << level
+                       << "' (expected default, tensor-cores-only or "
+                          "treat-infer-as-deny)";
+    return signalPassFailure();
+  }
+  FailureOr<PrecisionPolicy> policy = buildPolicy(*modeValue);
+  if (failed(policy))
+    return signalPassFailure();
+  if (*levelValue == AmpLevel::TreatInferAsDeny)
+    policy->treatInferAsDeny();
+  if (printPolicy)
+    policy->print(llvm::outs());
+
+  // The painting and the rewrite's maps live in paintAndRewrite(), so they
+  // are freed before the cast cleanup: on large graphs they are a large
+  // share of the peak memory.
+  paintAndRewrite(*policy, *modeValue, *levelValue);
 
   if (optimizeCasts) {
     CastOptimizationStats castStats = amp::optimizeCasts(module);

@@ -77,6 +77,11 @@ public:
       Economy,
     } why = Why::Undecided;
     unsigned related = 0;
+    /// Slot roles precomputed for the painting's hot paths: operands from
+    /// this index on (and the results tied to them) are f32 accumulators;
+    /// `interfaceRoles` when the op's interface answers per slot.
+    unsigned firstAccumulator = ~0u;
+    bool interfaceRoles = false;
     int64_t costLow = 0, costF32 = 0;
     SmallVector<unsigned, 4> preds, succs;
     /// Group nodes: the values of the group and the operands forwarded to it.
@@ -105,6 +110,9 @@ public:
   static SlotRole operandRole(Operation *op, unsigned index,
                               PrecisionClass cls);
   static SlotRole resultRole(Operation *op, unsigned index, PrecisionClass cls);
+  /// The same for the op of `node`, from what the node precomputed.
+  static SlotRole operandRole(const Node &node, unsigned index);
+  static SlotRole resultRole(const Node &node, unsigned index);
 
   /// Functions whose signature may change (private, only called directly).
   bool isSpecializable(Operation *funcOp) const {

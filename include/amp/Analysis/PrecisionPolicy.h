@@ -55,6 +55,12 @@ class PrecisionPolicy {
 public:
   /// The built-in lists of `mode` (DESIGN.md §4).
   explicit PrecisionPolicy(AmpMode mode);
+  // Move-only: the caches and the classifications handed out point into the
+  // policy's own entries and reasons, which a move keeps where they are.
+  PrecisionPolicy(const PrecisionPolicy &) = delete;
+  PrecisionPolicy &operator=(const PrecisionPolicy &) = delete;
+  PrecisionPolicy(PrecisionPolicy &&) = default;
+  PrecisionPolicy &operator=(PrecisionPolicy &&) = default;
 
   /// Loads a policy file (JSON or YAML): a mapping from class names
   /// (`allow`, `infer`, `clear`, `deny`, `unlisted`) to lists of op names.
@@ -78,7 +84,7 @@ public:
   /// Every infer entry becomes deny (level=treat-infer-as-deny).
   void treatInferAsDeny() {
     inferAsDeny = true;
-    byName.clear();
+    invalidateCaches();
   }
 
   /// The class of `op`: list entries from a policy file or CLI edit first,
@@ -101,8 +107,17 @@ private:
   bool inferAsDeny = false;
   /// classify() results of ops whose class depends on their name only.
   mutable DenseMap<OperationName, Classification> byName;
+  /// lookup() results: the entries a key resolves to (null: none). Wildcard
+  /// keys make a lookup scan every entry, so each key is resolved once.
+  mutable llvm::StringMap<const SmallVector<Entry, 1> *> lookupCache;
   /// The storage of every reason built at run time.
   mutable llvm::StringSet<> reasons;
+
+  void invalidateCaches() {
+    byName.clear();
+    lookupCache.clear();
+  }
+  const SmallVector<Entry, 1> *findEntries(StringRef key) const;
 
   void set(StringRef key, PrecisionClass cls, StringRef source);
   PrecisionClass adjust(PrecisionClass cls) const;
