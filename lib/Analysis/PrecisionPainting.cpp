@@ -110,12 +110,61 @@ SlotRole PrecisionPainting::resultRole(const Node &node, unsigned index) {
 // Graph construction
 //===----------------------------------------------------------------------===//
 
+/// Calls `callback` on every func.func under `module`, without entering
+/// function bodies (a full walk of a large graph costs as much as a step of
+/// the painting).
+static void forEachFunction(ModuleOp module,
+                            function_ref<void(func::FuncOp)> callback) {
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      callback(func);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+}
+
+/// The ops of `region` that buildOpNodes() visits: an upper bound of its
+/// nodes.
+static size_t countOps(Region &region) {
+  size_t count = 0;
+  for (Block &block : region)
+    for (Operation &op : block) {
+      ++count;
+      if (isa<RegionBranchOpInterface>(op))
+        for (Region &nested : op.getRegions())
+          count += countOps(nested);
+    }
+  return count;
+}
+
+/// Calls `callback` on the region-branch ops of `region` and, nested, of
+/// their regions: the ops whose regions buildOpNodes() enters. Other regions
+/// (linalg bodies) hold no painted value.
+static void
+forEachRegionBranch(Region &region,
+                    function_ref<void(RegionBranchOpInterface)> callback) {
+  for (Block &block : region)
+    for (Operation &op : block)
+      if (auto branch = dyn_cast<RegionBranchOpInterface>(op)) {
+        callback(branch);
+        for (Region &nested : op.getRegions())
+          forEachRegionBranch(nested, callback);
+      }
+}
+
 PrecisionPainting::PrecisionPainting(ModuleOp module,
                                      const PrecisionPolicy &policy,
                                      const PaintingOptions &options)
     : policy(policy), options(options) {
+  // Room for a node per op: growing the vector would copy every node.
+  size_t numOps = 0;
+  forEachFunction(
+      module, [&](func::FuncOp func) { numOps += countOps(func.getBody()); });
+  nodes.reserve(numOps);
+  opNodes.reserve(numOps);
   buildGroups(module);
-  module.walk([&](func::FuncOp func) {
+  forEachFunction(module, [&](func::FuncOp func) {
     if (!func.isExternal())
       buildOpNodes(func.getBody());
   });
@@ -159,7 +208,7 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
     classes.unionSets(&operand, input.getAsOpaquePointer());
   };
 
-  module.walk([&](RegionBranchOpInterface branch) {
+  auto tieBranch = [&](RegionBranchOpInterface branch) {
     Operation *op = branch.getOperation();
     // (forwarded operand, successor input) pairs of every edge. They must
     // line up one to one with equal types; an op whose edges do not (e.g.
@@ -210,6 +259,9 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
       return;
     for (auto [operand, input] : pairs)
       tie(*operand, input);
+  };
+  forEachFunction(module, [&](func::FuncOp func) {
+    forEachRegionBranch(func.getBody(), tieBranch);
   });
 
   // Functions called only directly from this module can be specialised.
@@ -230,42 +282,43 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
   if (uses)
     for (const SymbolTable::SymbolUse &use : *uses)
       users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
-  module.walk([&](func::FuncOp func) {
-    if (!uses || !isCandidate(func))
-      return;
-    SmallVector<func::CallOp> calls;
-    for (Operation *user : users.lookup(func.getSymName())) {
-      auto call = dyn_cast<func::CallOp>(user);
-      if (!call)
-        return; // address taken: keep the signature
-      calls.push_back(call);
-    }
-    specializable.insert(func);
-    Block &entry = func.getBody().front();
-    for (BlockArgument arg : entry.getArguments())
-      classes.insert(arg.getAsOpaquePointer());
-    SmallVector<func::ReturnOp> returns;
-    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
-    // Results of a function without callers still form groups.
-    SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
-    for (func::ReturnOp ret : returns)
-      for (OpOperand &operand : ret->getOpOperands()) {
-        operandKeys.insert(&operand);
-        classes.insert(&operand);
-        unsigned i = operand.getOperandNumber();
-        if (resultKeys[i])
-          classes.unionSets(resultKeys[i], &operand);
-        resultKeys[i] = &operand;
+  if (uses)
+    forEachFunction(module, [&](func::FuncOp func) {
+      if (!isCandidate(func))
+        return;
+      SmallVector<func::CallOp> calls;
+      for (Operation *user : users.lookup(func.getSymName())) {
+        auto call = dyn_cast<func::CallOp>(user);
+        if (!call)
+          return; // address taken: keep the signature
+        calls.push_back(call);
       }
-    for (func::CallOp call : calls) {
-      for (OpOperand &operand : call->getOpOperands())
-        tie(operand, entry.getArgument(operand.getOperandNumber()));
-      for (OpResult result : call->getResults())
-        if (resultKeys[result.getResultNumber()])
-          classes.unionSets(resultKeys[result.getResultNumber()],
-                            result.getAsOpaquePointer());
-    }
-  });
+      specializable.insert(func);
+      Block &entry = func.getBody().front();
+      for (BlockArgument arg : entry.getArguments())
+        classes.insert(arg.getAsOpaquePointer());
+      SmallVector<func::ReturnOp> returns;
+      func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
+      // Results of a function without callers still form groups.
+      SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
+      for (func::ReturnOp ret : returns)
+        for (OpOperand &operand : ret->getOpOperands()) {
+          operandKeys.insert(&operand);
+          classes.insert(&operand);
+          unsigned i = operand.getOperandNumber();
+          if (resultKeys[i])
+            classes.unionSets(resultKeys[i], &operand);
+          resultKeys[i] = &operand;
+        }
+      for (func::CallOp call : calls) {
+        for (OpOperand &operand : call->getOpOperands())
+          tie(operand, entry.getArgument(operand.getOperandNumber()));
+        for (OpResult result : call->getResults())
+          if (resultKeys[result.getResultNumber()])
+            classes.unionSets(resultKeys[result.getResultNumber()],
+                              result.getAsOpaquePointer());
+      }
+    });
 
   // One group node per class whose members are all f32.
   for (auto it = classes.begin(); it != classes.end(); ++it) {

@@ -527,9 +527,8 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
                                         {"carried-values-low", carried}});
 
   // Specialised functions take the types of their entry block and returns.
-  module.walk([&](func::FuncOp func) {
-    if (!painting.isSpecializable(func))
-      return;
+  for (Operation *funcOp : painting.getSpecializable()) {
+    auto func = cast<func::FuncOp>(funcOp);
     SmallVector<Type> results(func.getResultTypes());
     func.walk([&](func::ReturnOp ret) {
       results.assign(ret.getOperandTypes().begin(),
@@ -537,7 +536,7 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
     });
     func.setType(FunctionType::get(
         ctx, func.getBody().front().getArgumentTypes(), results));
-  });
+  }
 }
 
 void AutoMixedPrecisionPass::runOnOperation() {

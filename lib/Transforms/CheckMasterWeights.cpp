@@ -72,7 +72,10 @@ struct CheckMasterWeightsPass
                                            OpPrintingFlags().useLocalScope());
       return getValueName(value, *state);
     };
-    getOperation().walk([&](StateUpdateOp update) {
+    walkMarkers(getOperation(), [&](Operation *op) {
+      auto update = dyn_cast<StateUpdateOp>(op);
+      if (!update)
+        return;
       Value state = update.getState();
       if (FloatType low = getLowFloatType(state.getType())) {
         update.emitError() << "weight " << nameOf(update, state)

@@ -582,9 +582,7 @@ void LossScalingPass::runOnOperation() {
   }
 
   llvm::MapVector<Operation *, StepMarkers> steps;
-  module.walk([&](Operation *op) {
-    if (!isAmpMarker(op))
-      return;
+  walkMarkers(module, [&](Operation *op) {
     StepMarkers &markers =
         steps[op->getParentOfType<FunctionOpInterface>().getOperation()];
     if (auto seed = dyn_cast<GradSeedOp>(op))

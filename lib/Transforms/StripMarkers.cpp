@@ -47,10 +47,7 @@ static Value buildOnes(OpBuilder &builder, Location loc, Value like) {
 
 unsigned mlir::amp::replaceMarkersByIdentities(Operation *root) {
   SmallVector<Operation *> markers;
-  root->walk([&](Operation *op) {
-    if (isAmpMarker(op))
-      markers.push_back(op);
-  });
+  walkMarkers(root, [&](Operation *op) { markers.push_back(op); });
   for (Operation *op : markers) {
     Value identity;
     if (auto seed = dyn_cast<GradSeedOp>(op)) {

@@ -118,6 +118,9 @@ public:
   bool isSpecializable(Operation *funcOp) const {
     return specializable.contains(funcOp);
   }
+  const llvm::SmallPtrSetImpl<Operation *> &getSpecializable() const {
+    return specializable;
+  }
 
 private:
   void buildGroups(ModuleOp module);

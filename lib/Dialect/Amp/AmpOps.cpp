@@ -1,7 +1,8 @@
 //===- AmpOps.cpp - The amp dialect's markers -----------------------------===//
 //
 // Verifiers and the assembly format of amp.state_update. Every marker must be
-// nested in a function; a function has at most one amp.grad_seed.
+// in a function body (or structured control flow in it); a function has at
+// most one amp.grad_seed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,18 +10,49 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::amp;
 
-/// Markers describe a training step, which is a function.
+/// Markers describe a training step, which is a function: they sit in its
+/// body, possibly inside structured control flow, never in the body of an
+/// op that computes (a linalg op's scalar body, a tensor.pad region). That
+/// is also what lets walkMarkers() skip those bodies.
 static LogicalResult verifyInsideFunction(Operation *op) {
-  if (op->getParentOfType<FunctionOpInterface>())
+  Operation *parent = op->getParentOp();
+  while (parent && !isa<FunctionOpInterface>(parent)) {
+    if (!isa<RegionBranchOpInterface>(parent))
+      break;
+    parent = parent->getParentOp();
+  }
+  if (parent && isa<FunctionOpInterface>(parent))
     return success();
+  if (op->getParentOfType<FunctionOpInterface>())
+    return op->emitOpError()
+           << "must be in a function body or in structured control flow "
+              "(ops with RegionBranchOpInterface) in it, not in a region of '"
+           << parent->getName() << "': it marks a value of the training step";
   return op->emitOpError()
          << "must be nested in a function (an op with FunctionOpInterface, "
             "e.g. func.func): it marks part of a training step";
+}
+
+void mlir::amp::walkMarkers(Operation *root,
+                            function_ref<void(Operation *)> callback) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isAmpMarker(op)) {
+      callback(op);
+      return WalkResult::skip();
+    }
+    // Regions where the verifier allows no marker.
+    if (op != root && op->getNumRegions() &&
+        !isa<FunctionOpInterface, RegionBranchOpInterface>(op) &&
+        !op->hasTrait<OpTrait::SymbolTable>())
+      return WalkResult::skip();
+    return WalkResult::advance();
+  });
 }
 
 PrecisionClass GradSeedOp::getAmpPrecisionClass() {

@@ -107,3 +107,20 @@ func.func @step_b(%loss: tensor<f32>) -> tensor<f32> {
   %g = amp.param_grad %dw : tensor<4xf32>
   scf.yield %g : tensor<4xf32>
 }
+
+// -----
+
+// Markers mark values of the step: in the body of an op that computes (here
+// a linalg.generic's scalar body) they are rejected. Structured control flow
+// is allowed (ops.mlir).
+#id = affine_map<(d0) -> (d0)>
+func.func @marker_in_linalg_body(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    // expected-error@+1 {{'amp.param_grad' op must be in a function body or in structured control flow (ops with RegionBranchOpInterface) in it, not in a region of 'linalg.generic'}}
+    %g = amp.param_grad %a : f32
+    linalg.yield %g : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -26,6 +26,12 @@ inline bool isAmpMarker(Operation *op) {
   return isa<GradSeedOp, ParamGradOp, StateUpdateOp>(op);
 }
 
+/// Calls `callback` on every marker under `root`, in pre-order. It enters
+/// only functions, structured control flow and symbol tables, where the
+/// verifier allows markers, and skips the bodies of other ops (linalg
+/// bodies are half the ops of a large graph).
+void walkMarkers(Operation *root, function_ref<void(Operation *)> callback);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_AMPOPS_H
