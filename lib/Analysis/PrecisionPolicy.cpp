@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -48,6 +50,8 @@ StringRef mlir::amp::stringifyBodyPattern(BodyPattern pattern) {
     return "copy";
   case BodyPattern::Elementwise:
     return "elementwise";
+  case BodyPattern::Sigmoid:
+    return "sigmoid";
   }
   llvm_unreachable("unknown body pattern");
 }
@@ -81,22 +85,55 @@ static const char *const kAllowList[] = {
 
 // Safe in low precision when the inputs already are.
 static const char *const kInferList[] = {
-    "arith.addf",        "arith.subf",    "arith.mulf",
-    "arith.divf",        "arith.remf",    "math.fma",
-    "math.tanh",         "math.sqrt",     "math.rsqrt",
-    "math.log",          "math.log1p",    "math.log2",
-    "math.log10",        "math.erf",      "math.erfc",
-    "math.sin",          "math.cos",      "math.tan",
-    "math.atan",         "math.atan2",    "math.cbrt",
-    "linalg.add",        "linalg.sub",    "linalg.mul",
-    "linalg.div",        "linalg.sqrt",   "linalg.rsqrt",
-    "linalg.tanh",       "linalg.erf",    "linalg.log",
-    "linalg.reciprocal", "linalg.square", "linalg.pooling_*_sum",
-    "tosa.add",          "tosa.sub",      "tosa.mul",
-    "tosa.sigmoid",      "tosa.tanh",     "tosa.rsqrt",
-    "tosa.reciprocal",   "tosa.erf",      "tosa.log",
-    "tosa.sin",          "tosa.cos",      "tosa.avg_pool2d",
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.remf",
+    "math.fma",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.log",
+    "math.log1p",
+    "math.log2",
+    "math.log10",
+    "math.erf",
+    "math.erfc",
+    "math.sin",
+    "math.cos",
+    "math.tan",
+    "math.atan",
+    "math.atan2",
+    "math.cbrt",
+    "linalg.add",
+    "linalg.sub",
+    "linalg.mul",
+    "linalg.div",
+    "linalg.sqrt",
+    "linalg.rsqrt",
+    "linalg.tanh",
+    "linalg.erf",
+    "linalg.log",
+    "linalg.reciprocal",
+    "linalg.square",
+    "linalg.pooling_*_sum",
+    "tosa.add",
+    "tosa.sub",
+    "tosa.mul",
+    "tosa.sigmoid",
+    "tosa.tanh",
+    "tosa.rsqrt",
+    "tosa.reciprocal",
+    "tosa.erf",
+    "tosa.log",
+    "tosa.sin",
+    "tosa.cos",
+    "tosa.avg_pool2d",
     "tosa.resize",
+    // 1 / (1 + exp(-x)) as one generic (torch-mlir's sigmoid), like
+    // tosa.sigmoid: bounded, and the body computes in f32.
+    "linalg.generic:sigmoid",
 };
 
 // Exact in any precision: data movement, selection, sign and comparisons.
@@ -366,6 +403,45 @@ static int strictness(PrecisionClass cls) {
   llvm_unreachable("unknown precision class");
 }
 
+/// Whether `body` computes exactly 1 / (1 + exp(-x)) of one block argument
+/// (-x as arith.negf x or 0 - x), as torch-mlir emits a sigmoid.
+static bool isSigmoidBody(Block &body) {
+  auto isConstant = [](Value value, double expected) {
+    FloatAttr attr;
+    return matchPattern(value, m_Constant(&attr)) &&
+           attr.getValueAsDouble() == expected;
+  };
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield->getNumOperands() != 1)
+    return false;
+  auto div = yield->getOperand(0).getDefiningOp<arith::DivFOp>();
+  if (!div || !isConstant(div.getLhs(), 1.0))
+    return false;
+  auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value expValue = isConstant(add.getRhs(), 1.0)   ? add.getLhs()
+                   : isConstant(add.getLhs(), 1.0) ? add.getRhs()
+                                                   : Value();
+  auto exp = expValue ? expValue.getDefiningOp<math::ExpOp>() : nullptr;
+  if (!exp)
+    return false;
+  Value x;
+  if (auto neg = exp.getOperand().getDefiningOp<arith::NegFOp>())
+    x = neg.getOperand();
+  else if (auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+           sub && isConstant(sub.getLhs(), 0.0))
+    x = sub.getRhs();
+  auto arg = dyn_cast_or_null<BlockArgument>(x);
+  if (!arg || arg.getOwner() != &body)
+    return false;
+  // Nothing else computes in the body (constants do not count).
+  auto computes = [](Operation &op) {
+    return !op.hasTrait<OpTrait::ConstantLike>();
+  };
+  return llvm::count_if(body.without_terminator(), computes) == 4;
+}
+
 std::optional<Classification>
 PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -402,13 +478,27 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   } else if (!computes) {
     pattern = BodyPattern::Copy;
   } else {
-    pattern = BodyPattern::Elementwise;
+    pattern =
+        isSigmoidBody(body) ? BodyPattern::Sigmoid : BodyPattern::Elementwise;
   }
 
   std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
   std::string source;
-  if (std::optional<PrecisionClass> cls = lookup(key, &source))
-    return Classification{*cls, intern(key + " (" + source + ")")};
+  std::optional<PrecisionClass> listed = lookup(key, &source);
+  // A sigmoid is an elementwise body too: a user entry for
+  // linalg.generic:elementwise beats the default one for sigmoid.
+  if (pattern == BodyPattern::Sigmoid && source == "default") {
+    std::string elementwiseSource;
+    std::optional<PrecisionClass> elementwise =
+        lookup("linalg.generic:elementwise", &elementwiseSource);
+    if (elementwise && elementwiseSource != "default") {
+      key = "linalg.generic:elementwise";
+      listed = elementwise;
+      source = elementwiseSource;
+    }
+  }
+  if (listed)
+    return Classification{*listed, intern(key + " (" + source + ")")};
 
   // Otherwise the strictest body op decides.
   PrecisionClass cls = PrecisionClass::Clear;

@@ -40,6 +40,7 @@ enum class BodyPattern {
   Reduction,    // other reduction (max, min, ...): class of its body ops
   Copy,         // yields block arguments only (copy, transpose, broadcast)
   Elementwise,  // parallel only: class of its strictest body op
+  Sigmoid,      // parallel only, exactly 1 / (1 + exp(-x)): bounded in [0, 1]
 };
 StringRef stringifyBodyPattern(BodyPattern pattern);
 
