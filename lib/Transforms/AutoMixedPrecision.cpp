@@ -355,10 +355,12 @@ LogicalResult AutoMixedPrecisionPass::retype(Operation *op,
         return getElementTypeOrSelf(type) == lowType;
       });
       OpBuilder inner(op->getContext());
+      // Only then are the regions changed (all of them or none, so the undo
+      // below pairs regions and saved bodies by position).
       for (Region &region : op->getRegions()) {
-        savedBodies.push_back(saveBody(region, /*keepCopy=*/true));
         if (!lowResult)
-          continue;
+          break;
+        savedBodies.push_back(saveBody(region, /*keepCopy=*/true));
         for (Block &block : region) {
           if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
             continue;

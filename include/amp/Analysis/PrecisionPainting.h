@@ -115,9 +115,6 @@ public:
   static SlotRole resultRole(const Node &node, unsigned index);
 
   /// Functions whose signature may change (private, only called directly).
-  bool isSpecializable(Operation *funcOp) const {
-    return specializable.contains(funcOp);
-  }
   const llvm::SmallPtrSetImpl<Operation *> &getSpecializable() const {
     return specializable;
   }
