@@ -193,6 +193,28 @@ TEST(PrecisionPolicy, MissingFile) {
   EXPECT_NE(error.find("cannot read policy file"), std::string::npos);
 }
 
+TEST(PrecisionPolicy, ChecksUserKeys) {
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, linalg::LinalgDialect>();
+  MLIRContext ctx(registry);
+  EXPECT_FALSE(checkPolicyKey(&ctx, "linalg.matmul"));
+  EXPECT_FALSE(checkPolicyKey(&ctx, "linalg.conv_*"));
+  EXPECT_FALSE(checkPolicyKey(&ctx, "linalg.generic:sum-reduction"));
+  std::optional<PolicyKeyProblem> typo = checkPolicyKey(&ctx, "linalg.matmull");
+  ASSERT_TRUE(typo);
+  EXPECT_FALSE(typo->warning);
+  EXPECT_NE(typo->message.find("did you mean 'linalg.matmul'?"),
+            std::string::npos);
+  std::optional<PolicyKeyProblem> pattern =
+      checkPolicyKey(&ctx, "linalg.generic:sums");
+  ASSERT_TRUE(pattern);
+  EXPECT_FALSE(pattern->warning);
+  std::optional<PolicyKeyProblem> dialect = checkPolicyKey(&ctx, "my.gemm");
+  ASSERT_TRUE(dialect);
+  EXPECT_TRUE(dialect->warning);
+  EXPECT_TRUE(checkPolicyKey(&ctx, "linalg.nothing_*"));
+}
+
 TEST(PrecisionPolicy, ParsesOptions) {
   EXPECT_EQ(parseAmpMode("bf16"), AmpMode::BF16);
   EXPECT_EQ(parseAmpMode("fp16"), std::nullopt);

@@ -8,7 +8,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -19,7 +21,7 @@ using namespace mlir::amp;
 
 bool mlir::amp::isF32Like(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!isa<TensorType, VectorType>(shaped))
+    if (!isa<RankedTensorType, VectorType>(shaped))
       return false;
     return shaped.getElementType().isF32();
   }
@@ -169,6 +171,7 @@ PrecisionPainting::PrecisionPainting(ModuleOp module,
       buildOpNodes(func.getBody());
   });
   buildEdges();
+  fixOutOfRangeConstants();
   paint();
 }
 
@@ -286,11 +289,17 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
     forEachFunction(module, [&](func::FuncOp func) {
       if (!isCandidate(func))
         return;
-      SmallVector<func::CallOp> calls;
+      SmallVector<CallOpInterface> calls;
       for (Operation *user : users.lookup(func.getSymName())) {
-        auto call = dyn_cast<func::CallOp>(user);
-        if (!call)
-          return; // address taken: keep the signature
+        auto call = dyn_cast<CallOpInterface>(user);
+        auto callee = call
+                          ? dyn_cast<SymbolRefAttr>(call.getCallableForCallee())
+                          : SymbolRefAttr();
+        // Address taken, or a call whose other operands are not the
+        // callee's arguments: keep the signature.
+        if (!callee || callee.getRootReference() != func.getSymNameAttr() ||
+            call.getArgOperands().size() != user->getNumOperands())
+          return;
         calls.push_back(call);
       }
       specializable.insert(func);
@@ -310,7 +319,7 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
             classes.unionSets(resultKeys[i], &operand);
           resultKeys[i] = &operand;
         }
-      for (func::CallOp call : calls) {
+      for (CallOpInterface call : calls) {
         for (OpOperand &operand : call->getOpOperands())
           tie(operand, entry.getArgument(operand.getOperandNumber()));
         for (OpResult result : call->getResults())
@@ -355,6 +364,11 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
   }
 }
 
+static bool isUnrankedF32(Type type) {
+  auto unranked = dyn_cast<UnrankedTensorType>(type);
+  return unranked && unranked.getElementType().isF32();
+}
+
 /// Ops that produce f32 values from nothing: constants and empty tensors are
 /// cheaper to recreate in low precision (amp-optimize-casts) than to paint.
 static bool isSource(Operation *op) {
@@ -371,22 +385,34 @@ void PrecisionPainting::buildOpNodes(Region &region) {
       }
       if (op.hasTrait<OpTrait::IsTerminator>())
         continue;
-      if (auto call = dyn_cast<func::CallOp>(op)) {
-        // Calls to specialisable functions only forward values.
-        if (llvm::all_of(call->getOpOperands(),
-                         [&](OpOperand &o) { return groupOf.count(&o); }) &&
-            llvm::all_of(call->getResults(), [&](Value v) {
-              return groupOf.count(v.getAsOpaquePointer());
-            }))
-          continue;
-      }
+      bool isCall = isa<CallOpInterface>(op);
+      // Calls to specialisable functions only forward values.
+      if (isCall &&
+          llvm::all_of(op.getOpOperands(),
+                       [&](OpOperand &o) { return groupOf.count(&o); }) &&
+          llvm::all_of(op.getResults(), [&](Value v) {
+            return groupOf.count(v.getAsOpaquePointer());
+          }))
+        continue;
       bool touchesF32 = llvm::any_of(op.getOperandTypes(), isF32Like) ||
                         llvm::any_of(op.getResultTypes(), isF32Like);
       if (!touchesF32)
         continue;
       Node node;
       node.op = &op;
-      if (isSource(&op)) {
+      if (isCall) {
+        // Any other call keeps the callee's signature, whatever the policy
+        // says: a declaration cannot follow, and a callee with a body is
+        // specialised only when all its uses are calls (buildGroups).
+        node.classification = policy.classify(&op);
+        node.fixed = true;
+        node.why = Node::Why::Call;
+      } else if (llvm::any_of(op.getOperandTypes(), isUnrankedF32) ||
+                 llvm::any_of(op.getResultTypes(), isUnrankedF32)) {
+        node.classification = policy.classify(&op);
+        node.fixed = true;
+        node.why = Node::Why::Unranked;
+      } else if (isSource(&op)) {
         node.classification = {PrecisionClass::Clear, "source"};
         node.fixed = true;
         node.source = true;
@@ -614,6 +640,61 @@ void PrecisionPainting::economizeClearComponents() {
   }
 }
 
+/// Whether a float value of the constant `op` is finite but not finite
+/// once rounded to `semantics` (f16: |x| > 65504).
+static bool overflowsIn(Operation *op, const llvm::fltSemantics &semantics) {
+  Attribute attr;
+  if (!matchPattern(op, m_Constant(&attr)))
+    return false;
+  auto overflows = [&](APFloat value) {
+    if (!value.isFinite())
+      return false;
+    bool losesInfo = false;
+    value.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+    return !value.isFinite();
+  };
+  if (auto floatAttr = dyn_cast<FloatAttr>(attr))
+    return overflows(floatAttr.getValue());
+  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+  if (!dense)
+    return false;
+  if (dense.isSplat())
+    return overflows(dense.getSplatValue<APFloat>());
+  return llvm::any_of(dense.getValues<APFloat>(), overflows);
+}
+
+/// A constant the low type cannot hold (1e6 in f16) would become an
+/// infinity: its consumers and the clear / infer ops downstream of them
+/// (which carry such values on) stay f32, and so does an allow op that reads
+/// one. bf16 has f32's range: there only values near FLT_MAX overflow.
+void PrecisionPainting::fixOutOfRangeConstants() {
+  const llvm::fltSemantics &semantics =
+      options.mode == AmpMode::F16 ? APFloat::IEEEhalf() : APFloat::BFloat();
+  std::vector<char> seen(nodes.size(), 0);
+  for (unsigned source = 0, e = nodes.size(); source < e; ++source) {
+    if (!nodes[source].source || nodes[source].succs.empty() ||
+        !overflowsIn(nodes[source].op, semantics))
+      continue;
+    SmallVector<unsigned> stack(nodes[source].succs.begin(),
+                                nodes[source].succs.end());
+    while (!stack.empty()) {
+      unsigned id = stack.pop_back_val();
+      Node &node = nodes[id];
+      PrecisionClass cls = node.classification.cls;
+      // Deny ops stay f32 anyway (and keep tainting their users).
+      if (seen[id] || node.fixed || cls == PrecisionClass::Deny)
+        continue;
+      seen[id] = 1;
+      node.fixed = true;
+      node.why = Node::Why::OutOfRange;
+      node.related = source;
+      if (!node.op || cls == PrecisionClass::Clear ||
+          cls == PrecisionClass::Infer)
+        stack.append(node.succs.begin(), node.succs.end());
+    }
+  }
+}
+
 void PrecisionPainting::paint() {
   auto is = [&](unsigned id, PrecisionClass cls) {
     return nodes[id].classification.cls == cls;
@@ -787,6 +868,14 @@ std::string PrecisionPainting::explain(const Node &node) const {
            "it in f32 (" +
            std::to_string(node.costF32) + " vs " +
            std::to_string(node.costLow) + " bytes/step)";
+  case Node::Why::Unranked:
+    return cls + ": reads or produces an unranked tensor, kept f32 (casts "
+                 "go on the ranked side)";
+  case Node::Why::Call:
+    return cls + ": call, keeps the callee's signature";
+  case Node::Why::OutOfRange:
+    return cls + ": reads " + describe(nodes[node.related]) +
+           ", whose values the low-precision type cannot hold, kept f32";
   case Node::Why::Undecided:
     break;
   }

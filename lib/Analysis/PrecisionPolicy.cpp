@@ -12,8 +12,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -569,7 +571,86 @@ Classification PrecisionPolicy::classifyUncached(Operation *op,
 // Policy files
 //===----------------------------------------------------------------------===//
 
-LogicalResult PrecisionPolicy::loadFile(StringRef path, std::string &error) {
+/// The candidate nearest to `name` by edit distance, if it is near enough to
+/// be a typo.
+static std::optional<std::string> nearest(StringRef name,
+                                          ArrayRef<std::string> candidates) {
+  unsigned limit = std::max<unsigned>(2, name.size() / 4);
+  std::optional<std::string> best;
+  unsigned bestDistance = limit + 1;
+  for (const std::string &candidate : candidates) {
+    unsigned distance =
+        name.edit_distance(candidate, /*AllowReplacements=*/true,
+                           /*MaxEditDistance=*/limit);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+static std::string didYouMean(StringRef name,
+                              ArrayRef<std::string> candidates) {
+  std::optional<std::string> best = nearest(name, candidates);
+  return best ? "; did you mean '" + *best + "'?" : std::string();
+}
+
+std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
+                                                          StringRef key) {
+  auto error = [](const Twine &message) {
+    return PolicyKeyProblem{message.str(), /*warning=*/false};
+  };
+  if (key.consume_front("linalg.generic:")) {
+    SmallVector<std::string> patterns;
+    for (BodyPattern pattern :
+         {BodyPattern::Contraction, BodyPattern::SumReduction,
+          BodyPattern::Reduction, BodyPattern::Copy, BodyPattern::Elementwise,
+          BodyPattern::Sigmoid}) {
+      if (key == stringifyBodyPattern(pattern))
+        return std::nullopt;
+      patterns.push_back(
+          ("linalg.generic:" + stringifyBodyPattern(pattern)).str());
+    }
+    return error("unknown body pattern 'linalg.generic:" + key +
+                 "' (expected contraction, sum-reduction, reduction, copy, "
+                 "elementwise or sigmoid)" +
+                 didYouMean(("linalg.generic:" + key).str(), patterns));
+  }
+  auto [dialectName, opName] = key.split('.');
+  if (opName.empty())
+    return error("'" + key + "' is not an op name (expected dialect.op)");
+  if (!ctx->getOrLoadDialect(dialectName)) {
+    std::vector<StringRef> available = ctx->getAvailableDialects();
+    SmallVector<std::string> dialects(available.begin(), available.end());
+    return PolicyKeyProblem{
+        "dialect '" + dialectName.str() + "' is not registered: '" + key.str() +
+            "' matches no op" + didYouMean(dialectName, dialects),
+        /*warning=*/true};
+  }
+  SmallVector<std::string> ops;
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    if (name.getDialectNamespace() == dialectName)
+      ops.push_back(name.getStringRef().str());
+  if (key.contains('*')) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(key);
+    if (!glob) {
+      llvm::consumeError(glob.takeError());
+      return error("malformed pattern '" + key + "'");
+    }
+    if (llvm::none_of(ops,
+                      [&](const std::string &op) { return glob->match(op); }))
+      return error("pattern '" + key + "' matches no registered op");
+    return std::nullopt;
+  }
+  if (RegisteredOperationName::lookup(key, ctx))
+    return std::nullopt;
+  return error("unknown op '" + key + "'" + didYouMean(key, ops));
+}
+
+LogicalResult PrecisionPolicy::loadFile(
+    StringRef path, std::string &error,
+    function_ref<std::optional<std::string>(StringRef)> checkKey) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
     error = ("cannot read policy file '" + path +
@@ -632,6 +713,9 @@ LogicalResult PrecisionPolicy::loadFile(StringRef path, std::string &error) {
         std::string opName = scalar->getValue(storage).str();
         if (opName.empty())
           return fail(&item, "empty op name");
+        if (checkKey)
+          if (std::optional<std::string> message = checkKey(opName))
+            return fail(&item, *message);
         auto [it, inserted] = fileEntries.try_emplace(opName, *cls, &item);
         if (!inserted && it->second.first != *cls)
           return fail(&item, "op '" + opName + "' is listed as both " +

@@ -23,6 +23,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Verifier.h"
 
+#include <memory>
+
 namespace mlir::amp {
 #define GEN_PASS_DEF_AUTOMIXEDPRECISIONPASS
 #include "amp/Transforms/Passes.h.inc"
@@ -67,33 +69,60 @@ struct AutoMixedPrecisionPass
     : public amp::impl::AutoMixedPrecisionPassBase<AutoMixedPrecisionPass> {
   using Base::Base;
 
+  /// Checks the options and builds the policy before any IR is touched: a
+  /// bad option is one error line, not a diagnostic on the module.
+  LogicalResult initialize(MLIRContext *ctx) override;
   void runOnOperation() override;
 
 private:
-  FailureOr<PrecisionPolicy> buildPolicy(AmpMode modeValue);
+  FailureOr<PrecisionPolicy> buildPolicy(MLIRContext *ctx, AmpMode modeValue);
+  /// Fails if a low op would read a value computed from the loss scale of
+  /// amp-loss-scaling's output (the pass ran first).
+  LogicalResult checkLossScaleOrder(const PrecisionPainting &painting);
   /// Paints the module and rewrites it: retyped ops, carried values, casts,
   /// specialised function signatures.
-  void paintAndRewrite(const PrecisionPolicy &policy, AmpMode modeValue,
-                       AmpLevel levelValue);
+  LogicalResult paintAndRewrite(const PrecisionPolicy &policy,
+                                AmpMode modeValue, AmpLevel levelValue);
   /// Gives `op` the new operand and result types in place (its body
   /// rebuilt or patched to match) if it verifies with them; otherwise leaves
   /// it as it was and fails. Operands keep their values: the casts are
   /// inserted afterwards.
   LogicalResult retype(Operation *op, ArrayRef<Type> operandTypes,
                        ArrayRef<Type> resultTypes, Type lowType);
+
+  // Set by initialize(); shared by clones of the pass.
+  AmpMode modeValue = AmpMode::F16;
+  AmpLevel levelValue = AmpLevel::Default;
+  std::shared_ptr<PrecisionPolicy> policy;
 };
 
 } // namespace
 
 FailureOr<PrecisionPolicy>
-AutoMixedPrecisionPass::buildPolicy(AmpMode modeValue) {
-  ModuleOp module = getOperation();
+AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
+  Location loc = UnknownLoc::get(ctx);
   PrecisionPolicy policy(modeValue);
   std::string error;
-  if (!policyFile.empty() && failed(policy.loadFile(policyFile, error))) {
-    module.emitError() << "amp-auto-mixed-precision: " << error;
+  // Warnings (names of dialects this tool does not have) do not stop the
+  // pass; unknown names of known dialects do.
+  SmallVector<std::string> warnings;
+  auto checkKey = [&](StringRef key) -> std::optional<std::string> {
+    std::optional<PolicyKeyProblem> problem = checkPolicyKey(ctx, key);
+    if (!problem)
+      return std::nullopt;
+    if (!problem->warning)
+      return problem->message;
+    warnings.push_back(problem->message);
+    return std::nullopt;
+  };
+  if (!policyFile.empty() &&
+      failed(policy.loadFile(policyFile, error, checkKey))) {
+    emitError(loc) << "amp-auto-mixed-precision: " << error;
     return failure();
   }
+  for (const std::string &warning : warnings)
+    emitWarning(loc) << "amp-auto-mixed-precision: policy file '" << policyFile
+                     << "': " << warning;
   struct Edit {
     PrecisionClass cls;
     const char *flag;
@@ -104,12 +133,26 @@ AutoMixedPrecisionPass::buildPolicy(AmpMode modeValue) {
       {PrecisionClass::Clear, "clear", clearAdd, clearRemove},
       {PrecisionClass::Deny, "deny", denyAdd, denyRemove},
   };
+  bool badName = false;
+  for (Edit &edit : edits)
+    for (auto [suffix, names] : {std::make_pair("-add", &edit.add),
+                                 std::make_pair("-remove", &edit.remove)})
+      for (const std::string &name : *names)
+        if (std::optional<PolicyKeyProblem> problem =
+                checkPolicyKey(ctx, name)) {
+          (problem->warning ? emitWarning(loc) : emitError(loc))
+              << "amp-auto-mixed-precision: " << edit.flag << suffix << ": "
+              << problem->message;
+          badName |= !problem->warning;
+        }
+  if (badName)
+    return failure();
   for (Edit &edit : edits)
     policy.removeFrom(edit.cls, edit.remove);
   for (Edit &edit : edits)
     policy.addTo(edit.cls, edit.add, (Twine(edit.flag) + "-add").str());
   if (failed(policy.verifyNoConflicts(error))) {
-    module.emitError() << "amp-auto-mixed-precision: " << error;
+    emitError(loc) << "amp-auto-mixed-precision: " << error;
     return failure();
   }
   return policy;
@@ -400,9 +443,8 @@ LogicalResult AutoMixedPrecisionPass::retype(Operation *op,
   return success(ok);
 }
 
-void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
-                                             AmpMode modeValue,
-                                             AmpLevel levelValue) {
+LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
+    const PrecisionPolicy &policy, AmpMode modeValue, AmpLevel levelValue) {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
   PaintingOptions paintingOptions;
@@ -411,6 +453,8 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
   paintingOptions.keepPublicSignatures = keepPublicSignatures;
   paintingOptions.castEconomy = castEconomy;
   PrecisionPainting painting(module, policy, paintingOptions);
+  if (failed(checkLossScaleOrder(painting)))
+    return failure();
 
   FloatType lowType = modeValue == AmpMode::F16
                           ? FloatType(Float16Type::get(ctx))
@@ -443,6 +487,15 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
   SmallVector<Value> retyped;
   SmallVector<OpOperand *> slots;
 
+  // The new types of every low op, from the IR as painted: retyping an op
+  // changes the types its users see, and a slot's role depends on its type
+  // (a low value in the `outs` of a contraction is still its f32
+  // accumulator: it gets an extf).
+  struct Plan {
+    Operation *op;
+    SmallVector<Type> operandTypes, resultTypes;
+  };
+  SmallVector<Plan> plans;
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (!node.op)
       continue;
@@ -452,18 +505,25 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
         ++opsF32;
       continue;
     }
-    SmallVector<Type> operandTypes, resultTypes;
+    Plan &plan = plans.emplace_back();
+    plan.op = op;
     for (OpOperand &operand : op->getOpOperands()) {
       Type type = operand.get().getType();
       bool low = PrecisionPainting::operandRole(
                      node, operand.getOperandNumber()) == SlotRole::Painted;
-      operandTypes.push_back(low ? lowOf(type) : type);
+      plan.operandTypes.push_back(low ? lowOf(type) : type);
     }
     for (OpResult result : op->getResults()) {
       bool low = PrecisionPainting::resultRole(
                      node, result.getResultNumber()) == SlotRole::Painted;
-      resultTypes.push_back(low ? lowOf(result.getType()) : result.getType());
+      plan.resultTypes.push_back(low ? lowOf(result.getType())
+                                     : result.getType());
     }
+  }
+  for (Plan &plan : plans) {
+    Operation *op = plan.op;
+    ArrayRef<Type> operandTypes = plan.operandTypes;
+    ArrayRef<Type> resultTypes = plan.resultTypes;
     SmallVector<Type> oldTypes(op->getResultTypes());
     if (failed(retype(op, operandTypes, resultTypes, lowType))) {
       op->emitWarning() << "amp: cannot run " << op->getName() << " in "
@@ -473,7 +533,7 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
       continue;
     }
     ++opsLow;
-    desiredOperands[op] = operandTypes;
+    desiredOperands[op] = std::move(plan.operandTypes);
     for (OpOperand &operand : op->getOpOperands())
       slots.push_back(&operand);
     for (auto [result, oldType] : llvm::zip(op->getResults(), oldTypes))
@@ -539,35 +599,98 @@ void AutoMixedPrecisionPass::paintAndRewrite(const PrecisionPolicy &policy,
     func.setType(FunctionType::get(
         ctx, func.getBody().front().getArgumentTypes(), results));
   }
+  return success();
+}
+
+LogicalResult
+AutoMixedPrecisionPass::checkLossScaleOrder(const PrecisionPainting &painting) {
+  // The scale of amp-loss-scaling{state=args} is an argument with
+  // `amp.role = "loss_scale"`. The scale itself, moved by clear ops
+  // (tensor.extract, splats, broadcasts: the seed), must stay f32 (65536 is
+  // an infinity in f16); values computed from it (scaled gradients) may run
+  // low, that is what loss scaling is for. A constant scale (mode=static) is
+  // kept f32 by the painting's range check.
+  for (auto func : getOperation().getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    for (BlockArgument arg : func.getArguments()) {
+      auto role =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "amp.role");
+      if (!role || role.getValue() != "loss_scale")
+        continue;
+      SmallVector<Value> worklist{arg};
+      DenseSet<Value> seen{arg};
+      while (!worklist.empty()) {
+        Value value = worklist.pop_back_val();
+        for (OpOperand &use : value.getUses()) {
+          Operation *user = use.getOwner();
+          bool low = false;
+          if (const PrecisionPainting::Node *group =
+                  painting.lookupGroup(use)) {
+            low = group->low;
+          } else if (const PrecisionPainting::Node *node =
+                         painting.lookupOp(user)) {
+            low = node->low &&
+                  PrecisionPainting::operandRole(
+                      *node, use.getOperandNumber()) == SlotRole::Painted;
+          }
+          if (low) {
+            InFlightDiagnostic diag =
+                user->emitError()
+                << "amp-auto-mixed-precision: this op would run in low "
+                   "precision on the loss scale of amp-loss-scaling's output "
+                   "(the scale must stay f32: 65536 is an infinity in f16); "
+                   "run amp-loss-scaling after amp-auto-mixed-precision (as "
+                   "--amp does)";
+            diag.attachNote(arg.getLoc()) << "the loss scale";
+            return diag;
+          }
+          const PrecisionPainting::Node *node = painting.lookupOp(user);
+          if (!node || node->classification.cls != PrecisionClass::Clear)
+            continue;
+          for (Value result : user->getResults())
+            if (isF32Like(result.getType()) && seen.insert(result).second)
+              worklist.push_back(result);
+        }
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
+  Location loc = UnknownLoc::get(ctx);
+  std::optional<AmpMode> parsedMode = parseAmpMode(mode);
+  if (!parsedMode)
+    return emitError(loc) << "amp-auto-mixed-precision: unknown mode '" << mode
+                          << "' (expected f16 or bf16)";
+  std::optional<AmpLevel> parsedLevel = parseAmpLevel(level);
+  if (!parsedLevel)
+    return emitError(loc) << "amp-auto-mixed-precision: unknown level '"
+                          << level
+                          << "' (expected default, tensor-cores-only or "
+                             "treat-infer-as-deny)";
+  FailureOr<PrecisionPolicy> built = buildPolicy(ctx, *parsedMode);
+  if (failed(built))
+    return failure();
+  if (*parsedLevel == AmpLevel::TreatInferAsDeny)
+    built->treatInferAsDeny();
+  modeValue = *parsedMode;
+  levelValue = *parsedLevel;
+  policy = std::make_shared<PrecisionPolicy>(std::move(*built));
+  return success();
 }
 
 void AutoMixedPrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
-  std::optional<AmpMode> modeValue = parseAmpMode(mode);
-  if (!modeValue) {
-    module.emitError() << "amp-auto-mixed-precision: unknown mode '" << mode
-                       << "' (expected f16 or bf16)";
-    return signalPassFailure();
-  }
-  std::optional<AmpLevel> levelValue = parseAmpLevel(level);
-  if (!levelValue) {
-    module.emitError() << "amp-auto-mixed-precision: unknown level '" << level
-                       << "' (expected default, tensor-cores-only or "
-                          "treat-infer-as-deny)";
-    return signalPassFailure();
-  }
-  FailureOr<PrecisionPolicy> policy = buildPolicy(*modeValue);
-  if (failed(policy))
-    return signalPassFailure();
-  if (*levelValue == AmpLevel::TreatInferAsDeny)
-    policy->treatInferAsDeny();
   if (printPolicy)
     policy->print(llvm::outs());
 
   // The painting and the rewrite's maps live in paintAndRewrite(), so they
   // are freed before the cast cleanup: on large graphs they are a large
   // share of the peak memory.
-  paintAndRewrite(*policy, *modeValue, *levelValue);
+  if (failed(paintAndRewrite(*policy, modeValue, levelValue)))
+    return signalPassFailure();
 
   if (optimizeCasts) {
     CastOptimizationStats castStats = amp::optimizeCasts(module);

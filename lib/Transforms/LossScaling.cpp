@@ -70,10 +70,12 @@ struct LossScalingPass
     : public amp::impl::LossScalingPassBase<LossScalingPass> {
   using Base::Base;
 
+  /// Checks the options before any IR is touched: one error line, no dump
+  /// of the module.
+  LogicalResult initialize(MLIRContext *ctx) override;
   void runOnOperation() override;
 
 private:
-  LogicalResult verifyOptions();
   LogicalResult checkStep(Operation *function, StepMarkers &markers);
   void scaleStep(func::FuncOp func, StepMarkers &markers);
 
@@ -168,9 +170,10 @@ static Value buildNonFiniteProbe(OpBuilder &builder, Location loc, Value value,
                                    ValueRange{});
 }
 
-LogicalResult LossScalingPass::verifyOptions() {
-  ModuleOp module = getOperation();
-  auto fail = [&]() { return module.emitError() << "amp-loss-scaling: "; };
+LogicalResult LossScalingPass::initialize(MLIRContext *ctx) {
+  auto fail = [&]() {
+    return emitError(UnknownLoc::get(ctx)) << "amp-loss-scaling: ";
+  };
   if (mode == "dynamic")
     modeValue = ScalingMode::Dynamic;
   else if (mode == "static")
@@ -561,8 +564,6 @@ void LossScalingPass::scaleStep(func::FuncOp func, StepMarkers &markers) {
 
 void LossScalingPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (failed(verifyOptions()))
-    return signalPassFailure();
   functionsScaled = gradientsUnscaled = updatesGuarded = 0;
   auto printStatistics = [&]() {
     numFunctionsScaled += functionsScaled;

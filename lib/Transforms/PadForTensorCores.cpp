@@ -129,6 +129,8 @@ struct PadForTensorCoresPass
     : public amp::impl::PadForTensorCoresPassBase<PadForTensorCoresPass> {
   using Base::Base;
 
+  /// Checks the options before any IR is touched.
+  LogicalResult initialize(MLIRContext *ctx) override;
   void runOnOperation() override;
 
 private:
@@ -311,22 +313,23 @@ void PadForTensorCoresPass::pad(linalg::LinalgOp op, const PadPlan &plan) {
   op->erase();
 }
 
+LogicalResult PadForTensorCoresPass::initialize(MLIRContext *ctx) {
+  Location loc = UnknownLoc::get(ctx);
+  if (multiple < 1 || int8Multiple < 1)
+    return emitError(loc) << "amp-pad-for-tensor-cores: multiple and "
+                             "int8-multiple must be >= 1 (got multiple="
+                          << static_cast<int64_t>(multiple)
+                          << ", int8-multiple="
+                          << static_cast<int64_t>(int8Multiple) << ")";
+  if (!(maxFlopGrowth >= 0.0) || std::isinf(maxFlopGrowth))
+    return emitError(loc) << "amp-pad-for-tensor-cores: max-flop-growth must "
+                             "be a finite number >= 0 (got "
+                          << formatNumber(maxFlopGrowth) << ")";
+  return success();
+}
+
 void PadForTensorCoresPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (multiple < 1 || int8Multiple < 1) {
-    module.emitError() << "amp-pad-for-tensor-cores: multiple and "
-                          "int8-multiple must be >= 1 (got multiple="
-                       << static_cast<int64_t>(multiple) << ", int8-multiple="
-                       << static_cast<int64_t>(int8Multiple) << ")";
-    return signalPassFailure();
-  }
-  if (!(maxFlopGrowth >= 0.0) || std::isinf(maxFlopGrowth)) {
-    module.emitError() << "amp-pad-for-tensor-cores: max-flop-growth must be "
-                          "a finite number >= 0 (got "
-                       << formatNumber(maxFlopGrowth) << ")";
-    return signalPassFailure();
-  }
-
   padded = aligned = skippedCost = skippedDynamic = 0;
   SmallVector<std::pair<linalg::LinalgOp, PadPlan>> work;
   module.walk([&](linalg::LinalgOp op) {

@@ -32,7 +32,9 @@ enum class SlotRole {
   Accumulator, // stays f32 (the `outs` of a contraction and its result)
 };
 
-/// True for f32 scalars and tensors / vectors of f32.
+/// True for f32 scalars and ranked tensors / vectors of f32. Unranked
+/// tensors are not: arith.truncf / extf do not verify on them, so they are
+/// never painted and the ops that read or produce them stay f32.
 bool isF32Like(Type type);
 /// `type` with its f32 element type replaced by `elementType`.
 Type withElementType(Type type, Type elementType);
@@ -75,6 +77,9 @@ public:
       InferNotBetween,
       ClearAlone,
       Economy,
+      Unranked,
+      Call,
+      OutOfRange,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -124,6 +129,8 @@ private:
   void buildOpNodes(Region &region);
   void buildEdges();
   void paint();
+  /// Keeps f32 the consumers of constants that the low type cannot hold.
+  void fixOutOfRangeConstants();
   void economizeClearComponents();
   /// Whether `value` will be low after the rewrite / `use` wants it low.
   bool producesLow(Value value) const;

@@ -52,6 +52,22 @@ struct Classification {
   StringRef reason;
 };
 
+/// What is wrong with a policy key a user wrote (a policy file entry or a
+/// CLI list edit); a warning leaves the entry in place.
+struct PolicyKeyProblem {
+  std::string message;
+  bool warning = false;
+};
+
+/// Checks a user's policy key against what `ctx` knows: an op registered in
+/// it (its dialect is loaded if it is only registered), a `prefix*suffix`
+/// pattern that matches a registered op, or `linalg.generic:<pattern>` with a
+/// known body pattern. Unknown names of a registered dialect are errors with
+/// the nearest name ("did you mean 'linalg.matmul'?"); names of a dialect
+/// that is not registered only get a warning (a shared policy file may name
+/// ops of dialects this tool does not have).
+std::optional<PolicyKeyProblem> checkPolicyKey(MLIRContext *ctx, StringRef key);
+
 class PrecisionPolicy {
 public:
   /// The built-in lists of `mode` (DESIGN.md §4).
@@ -68,7 +84,11 @@ public:
   /// An op the file names is moved to that class. Errors (unreadable file,
   /// syntax, an op on two lists of the file) are returned as a message
   /// carrying `file:line:col`.
-  LogicalResult loadFile(StringRef path, std::string &error);
+  /// `checkKey`, if given, is called on every op name of the file: a
+  /// message it returns fails the load at the name's `file:line:col`.
+  LogicalResult
+  loadFile(StringRef path, std::string &error,
+           function_ref<std::optional<std::string>(StringRef)> checkKey = {});
 
   /// TensorFlow-style list edits: removes first, then adds. An op that ends
   /// up on two lists is reported by verifyNoConflicts().
