@@ -1,10 +1,11 @@
 /*===- amp_rt.h - amp-opt mixed-precision runtime, C ABI ------------------===*\
 |*                                                                            *|
-|* libamp_rt: the runtime that code lowered by amp-lower-to-runtime calls,   *|
+|* libamp_rt: the runtime that code lowered by amp-lower-to-runtime calls,    *|
 |* and that C/C++ programs can call directly. Two backends, chosen at run     *|
-|* time: "cpu" (always built; F16C conversion + OpenBLAS sgemm) and "cuda"    *|
-|* (cuBLAS / cuDNN / own kernels, in libamp_rt_cuda.so, dlopen()ed only when  *|
-|* selected, so libamp_rt loads on machines without CUDA).                    *|
+|* time: "cpu" (always built; oneDNN, with native bf16 on AVX512_BF16 CPUs,   *|
+|* F16C widening, OpenBLAS as the fallback) and "cuda" (cuBLAS / cuDNN / own  *|
+|* kernels, in libamp_rt_cuda.so, dlopen()ed only when selected, so libamp_rt *|
+|* loads on machines without CUDA).                                           *|
 |*                                                                            *|
 |* See docs/runtime.md for the full contract.                                 *|
 |*                                                                            *|
@@ -36,7 +37,9 @@ extern "C" {
  *   The message is per thread and stays until the next failing call.
  * - Matrices are row-major. Leading dimensions and strides are in elements.
  * - f16 and bf16 values are stored as uint16_t bit patterns.
- * - Low-precision products always accumulate in f32.
+ * - Low-precision products always accumulate in f32. Contractions also
+ *   take f32 inputs (with an f32 output): the f32 baseline of a program
+ *   runs on the same kernels.
  * - Bad arguments (null pointers, negative sizes, mismatched shapes, unknown
  *   dtypes) return AMP_RT_ERROR_INVALID_ARGUMENT; they never crash.
  * - Calls are thread safe; the runtime serializes them internally.
@@ -138,8 +141,10 @@ AMP_RT_API amp_rt_status amp_rt_release_cached_memory(void);
  *
  * op(A) is MxK: A is MxK with lda >= K, or KxM with lda >= M if trans_a.
  * op(B) is KxN: B is KxN with ldb >= N, or NxK with ldb >= K if trans_b.
- * C is MxN with ldc >= N. ab_type is F16 or BF16 (A and B share it); c_type
- * is F32 or the same type as ab_type. Products accumulate in f32. When beta
+ * C is MxN with ldc >= N. ab_type is F32, F16 or BF16 (A and B share it);
+ * c_type is F32 or the same type as ab_type (so F32 inputs give an F32
+ * output). Products accumulate in f32 (f32 inputs: f32 FMA, no TF32 or
+ * bf16 shortcut on any backend). When beta
  * is 0, C is not read (NaNs in it do not propagate), as in BLAS. M, N or K
  * may be 0 (K == 0 gives C = beta * C).
  *===----------------------------------------------------------------------===*/
@@ -173,8 +178,8 @@ AMP_RT_API amp_rt_status amp_rt_gemm_batched(
  *   backward_filter:  dw = alpha * sum_n corr(x, dy)      + beta * dw
  *
  * Inputs (x, w for forward; dy, w for backward_data; x, dy for
- * backward_filter) have in_type F16 or BF16; the output has out_type F32 or
- * in_type. f32 accumulation. beta == 0: output not read.
+ * backward_filter) have in_type F32, F16 or BF16; the output has out_type
+ * F32 or in_type. f32 accumulation. beta == 0: output not read.
  *===----------------------------------------------------------------------===*/
 
 typedef enum amp_rt_layout { AMP_RT_NHWC = 0, AMP_RT_NCHW = 1 } amp_rt_layout;
@@ -252,6 +257,29 @@ AMP_RT_API amp_rt_status amp_rt_update_scale_from_flag(
     float backoff, int32_t interval, float min_scale, float max_scale);
 
 /*===----------------------------------------------------------------------===*
+ * cpu backend: kernel choice
+ *
+ * The cpu backend picks its kernels at run time, so one binary serves every
+ * x86-64 CPU: bf16 contractions run as oneDNN primitives on the native
+ * AVX512_BF16 instructions (f32 accumulation) when cpuid reports them with
+ * OS support and oneDNN accepts a bf16 primitive; otherwise bf16, like f16
+ * always, is widened exactly to f32 and runs on the f32 kernels (oneDNN
+ * f32, or OpenBLAS with env AMP_RT_CPU_F32=openblas). Env AMP_RT_CPU_BF16=0
+ * switches the native path off (read once, when the cpu backend is first
+ * created). AMP_RT_VERBOSE=1 prints amp_rt_cpu_kernels() to stderr on the
+ * first contraction. These calls work whatever backend is active.
+ *===----------------------------------------------------------------------===*/
+
+/* enable = 1: run bf16 natively (AMP_RT_ERROR_UNSUPPORTED, with the reason,
+ * when this CPU or oneDNN cannot); 0: widen bf16 to f32 like f16. Takes
+ * effect from the next call. */
+AMP_RT_API amp_rt_status amp_rt_cpu_set_native_bf16(int enable);
+/* One line naming the cpu kernels in use, e.g. "bf16: oneDNN 2.6.3 native
+ * (avx512_bf16); f16: widened to f32 (F16C/AVX2) + oneDNN 2.6.3 f32; f32:
+ * oneDNN 2.6.3 f32". Never NULL; valid for the life of the process. */
+AMP_RT_API const char *amp_rt_cpu_kernels(void);
+
+/*===----------------------------------------------------------------------===*
  * Conversions (host memory, any backend; round to nearest even, inf and NaN
  * kept (NaN stays NaN, quiet), subnormals exact; F16C/AVX2 when available)
  *===----------------------------------------------------------------------===*/
@@ -281,9 +309,10 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  * (the IR pads explicitly) and the output shape must be consistent with the
  * input (linalg's (OH-1)*sh + (KH-1)*dh + 1 <= H).
  *
- * <in> is f16 or bf16; <out> is f32 or the same type as <in>. So the 16
- * functions are, for each of the four ops below, the suffixes
- * _f16_f32, _f16_f16, _bf16_f32, _bf16_bf16.
+ * <in> is f32, f16 or bf16; <out> is f32 or the same type as <in>. So the
+ * 20 functions are, for each of the four ops below, the suffixes
+ * _f16_f32, _f16_f16, _bf16_f32, _bf16_bf16 and _f32_f32 (the f32
+ * baseline: all three memrefs f32, same accumulating semantics).
  *
  * The functions return nothing. On an error (shape mismatch, null pointer,
  * backend failure) they print "amp_rt: <message>" to stderr and abort()
@@ -324,7 +353,8 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *
  * (linalg.conv_2d_* carry strides and dilations as attributes; the lowering
  * passes them as i64 constants. For _f16_f16 the third memref is f16, for
- * _bf16_f32 the first two are bf16, for _bf16_bf16 all three are bf16.)
+ * _bf16_f32 the first two are bf16, for _bf16_bf16 all three are bf16, for
+ * _f32_f32 all three are f32.)
  *===----------------------------------------------------------------------===*/
 /* clang-format on */
 
@@ -379,6 +409,7 @@ AMP_RT_DECLARE_MLIR_ENTRY_POINTS(f16, f32)
 AMP_RT_DECLARE_MLIR_ENTRY_POINTS(f16, f16)
 AMP_RT_DECLARE_MLIR_ENTRY_POINTS(bf16, f32)
 AMP_RT_DECLARE_MLIR_ENTRY_POINTS(bf16, bf16)
+AMP_RT_DECLARE_MLIR_ENTRY_POINTS(f32, f32)
 
 #ifdef __cplusplus
 }

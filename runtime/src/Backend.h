@@ -23,7 +23,8 @@
 namespace amp {
 namespace rt {
 
-constexpr int kBackendAbiVersion = 3;
+// 4: gemm and conv also receive f32 inputs (abType / inType AMP_RT_F32).
+constexpr int kBackendAbiVersion = 4;
 
 /// Records `code` and a printf-style message as this thread's last error and
 /// returns `code`. Exported from libamp_rt so that backends use it too.
@@ -36,7 +37,8 @@ AMP_RT_API const char *dtypeName(amp_rt_dtype t);
 /// Row-major strided-batched GEMM, BLAS conventions:
 ///   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b],   b < batch,
 /// with M, N, K, batch >= 1 and leading dimensions valid for the transposes.
-/// beta == 0 means C is not read.
+/// abType is F32, F16 or BF16; cType is F32 or abType. beta == 0 means C is
+/// not read.
 struct GemmArgs {
   amp_rt_dtype abType, cType;
   bool transA, transB;

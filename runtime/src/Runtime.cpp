@@ -87,7 +87,6 @@ namespace {
 bool validDtype(int t) {
   return t == AMP_RT_F32 || t == AMP_RT_F16 || t == AMP_RT_BF16;
 }
-bool lowDtype(int t) { return t == AMP_RT_F16 || t == AMP_RT_BF16; }
 
 /// a * b + c without overflow, for element counts; false on overflow.
 bool mulAdd(int64_t a, int64_t b, int64_t c, int64_t &out) {
@@ -951,16 +950,24 @@ amp_rt_status amp_rt_release_cached_memory(void) {
 
 //===--- GEMM -------------------------------------------------------------===//
 
-static amp_rt_status checkGemmTypes(const char *fn, int ab, int c) {
-  if (!lowDtype(ab))
+/// Input type `in` (F32, F16 or BF16) and output type `out` (F32, or `in`).
+static amp_rt_status checkContractionTypes(const char *fn, const char *inName,
+                                           const char *outName, int in,
+                                           int out) {
+  if (!validDtype(in))
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: ab_type must be AMP_RT_F16 or AMP_RT_BF16 (got %d)", fn,
-                ab);
-  if (c != AMP_RT_F32 && c != ab)
+                "%s: %s must be AMP_RT_F32, AMP_RT_F16 or AMP_RT_BF16 (got "
+                "%d)",
+                fn, inName, in);
+  if (out != AMP_RT_F32 && out != in)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: c_type must be AMP_RT_F32 or ab_type %s (got %d)", fn,
-                dtypeName(amp_rt_dtype(ab)), c);
+                "%s: %s must be AMP_RT_F32 or %s %s (got %d)", fn, outName,
+                inName, dtypeName(amp_rt_dtype(in)), out);
   return AMP_RT_SUCCESS;
+}
+
+static amp_rt_status checkGemmTypes(const char *fn, int ab, int c) {
+  return checkContractionTypes(fn, "ab_type", "c_type", ab, c);
 }
 
 /// Checks one matrix operand of the C API and builds its rank-3 view.
@@ -1046,14 +1053,8 @@ static amp_rt_status convCall(const char *fn, ConvDirection dir,
                               amp_rt_dtype in_type, amp_rt_dtype out_type,
                               float alpha, const void *in0, const void *in1,
                               float beta, void *out) {
-  if (!lowDtype(in_type))
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: in_type must be AMP_RT_F16 or AMP_RT_BF16 (got %d)", fn,
-                int(in_type));
-  if (out_type != AMP_RT_F32 && out_type != in_type)
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: out_type must be AMP_RT_F32 or in_type %s (got %d)", fn,
-                dtypeName(in_type), int(out_type));
+  AMP_RT_TRY(
+      checkContractionTypes(fn, "in_type", "out_type", in_type, out_type));
   ConvProblem p;
   AMP_RT_TRY(makeConvProblem(fn, desc, p));
   int64_t x[4], w[4], y[4];

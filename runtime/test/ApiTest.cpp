@@ -90,14 +90,17 @@ TEST_P(ArgumentTest, GemmRejectsBadArguments) {
     return amp_rt_gemm(ab, ct, 0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C,
                        ldc);
   };
-  EXPECT_EQ(gemm(AMP_RT_F32, AMP_RT_F32, 2, 2, 2, a, 2, b, 2, c, 2),
+  // f32 inputs need an f32 output.
+  EXPECT_EQ(gemm(AMP_RT_F32, AMP_RT_F16, 2, 2, 2, a, 2, b, 2, c, 2),
             AMP_RT_ERROR_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(amp_rt_last_error(), "amp_rt_gemm: ab_type"))
+  EXPECT_TRUE(contains(amp_rt_last_error(), "amp_rt_gemm: c_type"))
       << amp_rt_last_error();
   EXPECT_EQ(gemm(AMP_RT_F16, AMP_RT_BF16, 2, 2, 2, a, 2, b, 2, c, 2),
             AMP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemm(amp_rt_dtype(42), AMP_RT_F32, 2, 2, 2, a, 2, b, 2, c, 2),
             AMP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(amp_rt_last_error(), "amp_rt_gemm: ab_type"))
+      << amp_rt_last_error();
   EXPECT_EQ(gemm(AMP_RT_F16, AMP_RT_F32, -1, 2, 2, a, 2, b, 2, c, 2),
             AMP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemm(AMP_RT_F16, AMP_RT_F32, 2, 2, 4, a, 3, b, 2, c, 2),

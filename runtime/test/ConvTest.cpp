@@ -9,6 +9,8 @@
 
 #include "TestUtil.h"
 
+#include <limits>
+
 using namespace amp_rt_test;
 
 namespace {
@@ -140,16 +142,15 @@ TEST_P(ConvTest, StridePaddingDilationAllLayouts) {
   for (auto layout : {AMP_RT_NHWC, AMP_RT_NCHW})
     for (auto filter : {AMP_RT_FILTER_DEFAULT, AMP_RT_FILTER_KRSC,
                         AMP_RT_FILTER_KCRS, AMP_RT_FILTER_RSCK})
-      for (auto in : {AMP_RT_F16, AMP_RT_BF16})
-        for (auto out : {AMP_RT_F32, in}) {
-          SCOPED_TRACE(testing::Message()
-                       << "layout " << layout << " filter " << filter << " in "
-                       << in << " out " << out);
-          // stride 2, asymmetric padding, dilation 2 in H.
-          ASSERT_NO_FATAL_FAILURE(runAllDirections(
-              desc(layout, filter, 2, 9, 8, 3, 4, 3, 2, 1, 2, 2, 2, 2, 1), in,
-              out, 1.0f, 0.0f, rng));
-        }
+      for (TypePair tp : contractionTypes()) {
+        SCOPED_TRACE(testing::Message()
+                     << "layout " << layout << " filter " << filter << " in "
+                     << tp.in << " out " << tp.out);
+        // stride 2, asymmetric padding, dilation 2 in H.
+        ASSERT_NO_FATAL_FAILURE(runAllDirections(
+            desc(layout, filter, 2, 9, 8, 3, 4, 3, 2, 1, 2, 2, 2, 2, 1), tp.in,
+            tp.out, 1.0f, 0.0f, rng));
+      }
 }
 
 TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
@@ -170,11 +171,19 @@ TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
            2),
       desc(AMP_RT_NCHW, AMP_RT_FILTER_RSCK, 1, 11, 12, 2, 3, 2, 3, 1, 0, 3, 2,
            2, 2),
+      // Odd channel counts around oneDNN's blocks of 16: 1x1 with stride 2,
+      // 5x5 with dilation, 3x3 "same".
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_DEFAULT, 3, 7, 6, 7, 33, 1, 1, 0, 0, 2, 2,
+           1, 1),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_KRSC, 2, 12, 11, 7, 33, 5, 5, 2, 2, 2, 2,
+           2, 1),
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_KCRS, 1, 9, 9, 16, 17, 3, 3, 1, 1, 1, 1,
+           1, 1),
   };
   for (const auto &d : cases)
-    for (auto in : {AMP_RT_F16, AMP_RT_BF16})
-      for (auto out : {AMP_RT_F32, in})
-        ASSERT_NO_FATAL_FAILURE(runAllDirections(d, in, out, 1.5f, 0.5f, rng));
+    for (TypePair tp : contractionTypes())
+      ASSERT_NO_FATAL_FAILURE(
+          runAllDirections(d, tp.in, tp.out, 1.5f, 0.5f, rng));
 }
 
 TEST_P(ConvTest, LargeEnoughToBeChunked) {
@@ -222,6 +231,60 @@ TEST_P(ConvTest, AdjointIdentities) {
     EXPECT_NEAR(a, b, tol) << "<conv(x,w),dy> vs <x,bwd_data(dy,w)>";
     EXPECT_NEAR(a, c, tol) << "<conv(x,w),dy> vs <w,bwd_filter(x,dy)>";
   }
+}
+
+TEST_P(ConvTest, NaNPropagatesAndBetaZeroIgnoresNaNInOutput) {
+  // One NaN input element makes exactly the outputs that read it NaN; the
+  // outputs start as NaN, which beta == 0 must ignore.
+  std::mt19937 rng(5);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (auto layout : {AMP_RT_NHWC, AMP_RT_NCHW})
+    for (TypePair tp : contractionTypes()) {
+      SCOPED_TRACE(testing::Message() << "layout " << layout << " in " << tp.in
+                                      << " out " << tp.out);
+      Shape s = makeShape(desc(layout, AMP_RT_FILTER_DEFAULT, 2, 7, 6, 3, 5, 3,
+                               3, 1, 1, 2, 1, 1, 1));
+      Tensor x(tp.in, s.xSize()), w(tp.in, s.wSize()), dy(tp.in, s.ySize());
+      x.fillRandom(rng);
+      w.fillRandom(rng);
+      dy.fillRandom(rng);
+      const size_t badX = s.x(1, 2, 3, 4), badY = s.y(0, 3, 1, 2);
+      x.set(badX, nan);
+      dy.set(badY, nan);
+      std::vector<bool> yBad(s.ySize()), dxBad(s.xSize()), dwBad(s.wSize());
+      s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
+        if (xi == badX)
+          yBad[yi] = dwBad[wi] = true;
+        if (yi == badY)
+          dxBad[xi] = dwBad[wi] = true;
+      });
+      Tensor y(tp.out, s.ySize()), dx(tp.out, s.xSize()), dw(tp.out, s.wSize());
+      for (Tensor *t : {&y, &dx, &dw})
+        t->fill(nan);
+      AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(
+          &s.d, tp.in, tp.out, 1.0f, x.data(), w.data(), 0.0f, y.data()));
+      AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(
+          &s.d, tp.in, tp.out, 1.0f, dy.data(), w.data(), 0.0f, dx.data()));
+      AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_filter(
+          &s.d, tp.in, tp.out, 1.0f, x.data(), dy.data(), 0.0f, dw.data()));
+      // oneDNN's native bf16 kernels for blocked (NCHW) activations also
+      // multiply a NaN by zero weights, which spreads it to neighbouring
+      // outputs: there, every affected output must be NaN, others may be.
+      const bool spreads = std::string(GetParam()) == "cpu" &&
+                           cpuNativeBf16() && tp.in == AMP_RT_BF16 &&
+                           layout == AMP_RT_NCHW;
+      auto check = [&](const Tensor &t, const std::vector<bool> &bad,
+                       const char *what) {
+        for (size_t i = 0; i < t.size(); ++i) {
+          bool isNaN = std::isnan(t.get(i));
+          ASSERT_TRUE(bad[i] ? isNaN : (spreads || !isNaN)) << what << " " << i;
+          ASSERT_FALSE(std::isinf(t.get(i))) << what << " " << i;
+        }
+      };
+      ASSERT_NO_FATAL_FAILURE(check(y, yBad, "y"));
+      ASSERT_NO_FATAL_FAILURE(check(dx, dxBad, "dx"));
+      ASSERT_NO_FATAL_FAILURE(check(dw, dwBad, "dw"));
+    }
 }
 
 AMP_RT_INSTANTIATE_BACKENDS(ConvTest);

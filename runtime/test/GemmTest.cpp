@@ -13,6 +13,7 @@ struct GemmCase {
   bool ta, tb;
   amp_rt_dtype ab, c;
   float alpha, beta;
+  bool bcastA = false, bcastB = false; // batch stride 0
 };
 
 /// Runs one GEMM with random inputs (leading dimensions padded by `pad`)
@@ -30,6 +31,10 @@ void runGemm(const GemmCase &g, std::mt19937 &rng, int64_t pad = 0) {
   B.fillRandom(rng);
   C.fillRandom(rng);
   Tensor C0 = C;
+  if (g.bcastA)
+    sa = 0;
+  if (g.bcastB)
+    sb = 0;
   AMP_RT_ASSERT_OK(amp_rt_gemm_batched(
       g.ab, g.c, g.ta, g.tb, g.M, g.N, g.K, g.alpha, A.data(), lda, sa,
       B.data(), ldb, sb, g.beta, C.data(), ldc, sc, g.batch));
@@ -63,36 +68,47 @@ class GemmTest : public BackendTest {};
 
 TEST_P(GemmTest, ShapesTransposesAndTypes) {
   std::mt19937 rng(42);
-  const int64_t shapes[][3] = {
-      {1, 1, 1}, {7, 9, 13}, {64, 64, 64}, {129, 65, 33}, {8, 16, 24}};
-  for (auto ab : {AMP_RT_F16, AMP_RT_BF16})
-    for (auto c : {AMP_RT_F32, ab})
-      for (const auto &s : shapes)
-        for (int t = 0; t < 4; ++t) {
-          GemmCase g{s[0],         s[1], s[2], 1,    (t & 1) != 0,
-                     (t & 2) != 0, ab,   c,    1.0f, 0.0f};
-          ASSERT_NO_FATAL_FAILURE(runGemm(g, rng));
-        }
+  const int64_t shapes[][3] = {{1, 1, 1},     {7, 9, 13},   {64, 64, 64},
+                               {129, 65, 33}, {8, 16, 24},  {1, 33, 129},
+                               {129, 1, 7},   {33, 129, 1}, {7, 1, 1}};
+  for (TypePair tp : contractionTypes())
+    for (const auto &s : shapes)
+      for (int t = 0; t < 4; ++t) {
+        GemmCase g{s[0],         s[1],  s[2],   1,    (t & 1) != 0,
+                   (t & 2) != 0, tp.in, tp.out, 1.0f, 0.0f};
+        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng));
+      }
 }
 
 TEST_P(GemmTest, AlphaBetaAndPaddedLeadingDimensions) {
   std::mt19937 rng(7);
-  for (auto ab : {AMP_RT_F16, AMP_RT_BF16})
-    for (auto c : {AMP_RT_F32, ab})
-      for (int t = 0; t < 4; ++t) {
-        GemmCase g{17,           23, 31, 1,      (t & 1) != 0,
-                   (t & 2) != 0, ab, c,  -0.75f, 0.5f};
-        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/5));
-      }
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t) {
+      GemmCase g{17,           23,    31,     1,      (t & 1) != 0,
+                 (t & 2) != 0, tp.in, tp.out, -0.75f, 0.5f};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/5));
+    }
 }
 
 TEST_P(GemmTest, Batched) {
   std::mt19937 rng(3);
-  for (auto ab : {AMP_RT_F16, AMP_RT_BF16})
-    for (auto c : {AMP_RT_F32, ab})
-      for (int t = 0; t < 4; ++t) {
-        GemmCase g{9, 7, 12, 5, (t & 1) != 0, (t & 2) != 0, ab, c, 2.0f, 1.0f};
-        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/2));
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t) {
+      GemmCase g{9,     7,      12,   5,   (t & 1) != 0, (t & 2) != 0,
+                 tp.in, tp.out, 2.0f, 1.0f};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/2));
+    }
+}
+
+TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
+  std::mt19937 rng(6);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t)
+      for (int bc = 1; bc < 4; ++bc) {
+        GemmCase g{9,     33,     7,    4,    (t & 1) != 0,  (t & 2) != 0,
+                   tp.in, tp.out, 1.5f, 0.5f, (bc & 1) != 0, (bc & 2) != 0};
+        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/1))
+            << "bcastA " << g.bcastA << " bcastB " << g.bcastB;
       }
 }
 
@@ -122,16 +138,47 @@ TEST_P(GemmTest, BroadcastOperandWithBatchStrideZero) {
 
 TEST_P(GemmTest, BetaZeroIgnoresNaNInC) {
   std::mt19937 rng(11);
-  for (auto c : {AMP_RT_F32, AMP_RT_F16}) {
-    Tensor A(AMP_RT_F16, 4 * 3), B(AMP_RT_F16, 3 * 5), C(c, 4 * 5);
+  for (TypePair tp : contractionTypes()) {
+    Tensor A(tp.in, 4 * 3), B(tp.in, 3 * 5), C(tp.out, 4 * 5);
     A.fillRandom(rng);
     B.fillRandom(rng);
     C.fill(std::numeric_limits<double>::quiet_NaN());
-    AMP_RT_ASSERT_OK(amp_rt_gemm(AMP_RT_F16, c, 0, 0, 4, 5, 3, 1.0f, A.data(),
+    AMP_RT_ASSERT_OK(amp_rt_gemm(tp.in, tp.out, 0, 0, 4, 5, 3, 1.0f, A.data(),
                                  3, B.data(), 5, 0.0f, C.data(), 5));
     for (size_t i = 0; i < C.size(); ++i)
       ASSERT_TRUE(std::isfinite(C.get(i))) << i;
   }
+}
+
+TEST_P(GemmTest, NaNAndInfPropagate) {
+  // A NaN in row i of A makes row i of C NaN; +inf in column j of B (with a
+  // positive A) makes column j of C +inf; nothing else is touched.
+  std::mt19937 rng(12);
+  const int64_t M = 9, N = 7, K = 33;
+  for (TypePair tp : contractionTypes())
+    for (bool inf : {false, true}) {
+      SCOPED_TRACE(testing::Message()
+                   << "in " << tp.in << " out " << tp.out << " inf " << inf);
+      Tensor A(tp.in, M * K), B(tp.in, K * N), C(tp.out, M * N);
+      A.fillRandom(rng, 0.5, 1.0);
+      B.fillRandom(rng, 0.5, 1.0);
+      if (inf)
+        B.set(5 * N + 4, std::numeric_limits<double>::infinity());
+      else
+        A.set(2 * K + 3, std::numeric_limits<double>::quiet_NaN());
+      AMP_RT_ASSERT_OK(amp_rt_gemm(tp.in, tp.out, 0, 0, M, N, K, 1.0f, A.data(),
+                                   K, B.data(), N, 0.0f, C.data(), N));
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double v = C.get(i * N + j);
+          if (inf && j == 4)
+            ASSERT_TRUE(std::isinf(v) && v > 0) << i << "," << j << ": " << v;
+          else if (!inf && i == 2)
+            ASSERT_TRUE(std::isnan(v)) << i << "," << j << ": " << v;
+          else
+            ASSERT_TRUE(std::isfinite(v)) << i << "," << j << ": " << v;
+        }
+    }
 }
 
 TEST_P(GemmTest, EmptyDimensions) {

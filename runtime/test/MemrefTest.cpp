@@ -59,7 +59,9 @@ void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
                    b = B.desc<amp_rt_memref_2d>(),
                    c = C.desc<amp_rt_memref_2d>();
   amp_rt_clear_error();
-  if (in == AMP_RT_F16 && out == AMP_RT_F32)
+  if (in == AMP_RT_F32)
+    _mlir_ciface_amp_rt_matmul_f32_f32(&a, &b, &c, ta, tb);
+  else if (in == AMP_RT_F16 && out == AMP_RT_F32)
     _mlir_ciface_amp_rt_matmul_f16_f32(&a, &b, &c, ta, tb);
   else if (in == AMP_RT_F16)
     _mlir_ciface_amp_rt_matmul_f16_f16(&a, &b, &c, ta, tb);
@@ -96,29 +98,29 @@ void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
 TEST_P(MemrefTest, MatmulWithStridedViews) {
   std::mt19937 rng(31);
   const int64_t M = 13, N = 11, K = 9;
-  for (auto in : {AMP_RT_F16, AMP_RT_BF16})
-    for (auto out : {AMP_RT_F32, in}) {
-      SCOPED_TRACE(testing::Message() << "in " << in << " out " << out);
-      // Row-major with padded rows and an offset.
-      Tensor a = buffer(in, 5 + M * (K + 3), rng);
-      Tensor b = buffer(in, 2 + K * (N + 1), rng);
-      Tensor c = buffer(out, 7 + M * (N + 4), rng);
-      View<2> A{&a, 5, {M, K}, {K + 3, 1}}, B{&b, 2, {K, N}, {N + 1, 1}};
-      View<2> C{&c, 7, {M, N}, {N + 4, 1}};
-      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, A, B, C));
-      // Column-major views (a transposed memref) for A, B and C.
-      View<2> At{&a, 1, {M, K}, {1, M + 2}}, Bt{&b, 0, {K, N}, {1, K}};
-      View<2> Ct{&c, 3, {M, N}, {1, M + 1}};
-      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, At, Bt, Ct));
-      // Innermost stride 2 everywhere: every operand must be packed.
-      Tensor a2 = buffer(in, 2 * M * K + 2 * K, rng);
-      Tensor b2 = buffer(in, 2 * K * N + 2 * N, rng);
-      Tensor c2 = buffer(out, 3 * M * N + 3 * N, rng);
-      View<2> A2{&a2, 1, {K, M}, {2 * M + 1, 2}}; // KxM, used with transA
-      View<2> B2{&b2, 0, {N, K}, {2 * K + 1, 2}}; // NxK, used with transB
-      View<2> C2{&c2, 2, {M, N}, {3 * N, 3}};
-      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, true, true, A2, B2, C2));
-    }
+  for (TypePair tp : contractionTypes()) {
+    const amp_rt_dtype in = tp.in, out = tp.out;
+    SCOPED_TRACE(testing::Message() << "in " << in << " out " << out);
+    // Row-major with padded rows and an offset.
+    Tensor a = buffer(in, 5 + M * (K + 3), rng);
+    Tensor b = buffer(in, 2 + K * (N + 1), rng);
+    Tensor c = buffer(out, 7 + M * (N + 4), rng);
+    View<2> A{&a, 5, {M, K}, {K + 3, 1}}, B{&b, 2, {K, N}, {N + 1, 1}};
+    View<2> C{&c, 7, {M, N}, {N + 4, 1}};
+    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, A, B, C));
+    // Column-major views (a transposed memref) for A, B and C.
+    View<2> At{&a, 1, {M, K}, {1, M + 2}}, Bt{&b, 0, {K, N}, {1, K}};
+    View<2> Ct{&c, 3, {M, N}, {1, M + 1}};
+    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, At, Bt, Ct));
+    // Innermost stride 2 everywhere: every operand must be packed.
+    Tensor a2 = buffer(in, 2 * M * K + 2 * K, rng);
+    Tensor b2 = buffer(in, 2 * K * N + 2 * N, rng);
+    Tensor c2 = buffer(out, 3 * M * N + 3 * N, rng);
+    View<2> A2{&a2, 1, {K, M}, {2 * M + 1, 2}}; // KxM, used with transA
+    View<2> B2{&b2, 0, {N, K}, {2 * K + 1, 2}}; // NxK, used with transB
+    View<2> C2{&c2, 2, {M, N}, {3 * N, 3}};
+    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, true, true, A2, B2, C2));
+  }
 }
 
 TEST_P(MemrefTest, MatmulSingleRowAndColumnAndEmpty) {
@@ -147,51 +149,54 @@ TEST_P(MemrefTest, MatmulSingleRowAndColumnAndEmpty) {
 TEST_P(MemrefTest, BatchMatmul) {
   std::mt19937 rng(41);
   const int64_t Bn = 3, M = 5, N = 6, K = 7;
-  for (auto in : {AMP_RT_F16, AMP_RT_BF16})
-    for (auto out : {AMP_RT_F32, in})
-      for (int t = 0; t < 4; ++t) {
-        bool ta = t & 1, tb = t & 2;
-        SCOPED_TRACE(testing::Message() << "in " << in << " out " << out
-                                        << " ta " << ta << " tb " << tb);
-        int64_t ar = ta ? K : M, ac = ta ? M : K;
-        int64_t br = tb ? N : K, bc = tb ? K : N;
-        // A batch-broadcast (stride 0), B with a padded batch stride and a
-        // transposed inner layout, C batch-minor (batch stride 1).
-        Tensor a = buffer(in, ar * ac, rng);
-        Tensor b = buffer(in, Bn * (br * bc + 4), rng);
-        Tensor c = buffer(out, Bn * M * N, rng);
-        Tensor before = c;
-        amp_rt_memref_3d da{a.data(), a.data(), 0, {Bn, ar, ac}, {0, ac, 1}};
-        amp_rt_memref_3d db{
-            b.data(), b.data(), 0, {Bn, br, bc}, {br * bc + 4, 1, br}};
-        amp_rt_memref_3d dc{c.data(), c.data(), 0, {Bn, M, N}, {1, N * Bn, Bn}};
-        amp_rt_clear_error();
-        if (in == AMP_RT_F16 && out == AMP_RT_F32)
-          _mlir_ciface_amp_rt_batch_matmul_f16_f32(&da, &db, &dc, ta, tb);
-        else if (in == AMP_RT_F16)
-          _mlir_ciface_amp_rt_batch_matmul_f16_f16(&da, &db, &dc, ta, tb);
-        else if (out == AMP_RT_F32)
-          _mlir_ciface_amp_rt_batch_matmul_bf16_f32(&da, &db, &dc, ta, tb);
-        else
-          _mlir_ciface_amp_rt_batch_matmul_bf16_bf16(&da, &db, &dc, ta, tb);
-        ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
-        for (int64_t n = 0; n < Bn; ++n)
-          for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = 0; j < N; ++j) {
-              Ref r;
-              for (int64_t k = 0; k < K; ++k) {
-                double x = ta ? a.get(k * ac + i) : a.get(i * ac + k);
-                int64_t bo = n * (br * bc + 4);
-                double y = tb ? b.get(bo + j + k * br) : b.get(bo + k + j * br);
-                r.value += x * y;
-                r.magnitude += std::fabs(x * y);
-              }
-              size_t idx = size_t(n + i * N * Bn + j * Bn);
-              double old = before.get(idx);
-              ASSERT_NEAR(c.get(idx), r.value + old,
-                          tolerance(r, K, out, 1.0, old));
+  for (TypePair tp : contractionTypes()) {
+    const amp_rt_dtype in = tp.in, out = tp.out;
+    for (int t = 0; t < 4; ++t) {
+      bool ta = t & 1, tb = t & 2;
+      SCOPED_TRACE(testing::Message() << "in " << in << " out " << out << " ta "
+                                      << ta << " tb " << tb);
+      int64_t ar = ta ? K : M, ac = ta ? M : K;
+      int64_t br = tb ? N : K, bc = tb ? K : N;
+      // A batch-broadcast (stride 0), B with a padded batch stride and a
+      // transposed inner layout, C batch-minor (batch stride 1).
+      Tensor a = buffer(in, ar * ac, rng);
+      Tensor b = buffer(in, Bn * (br * bc + 4), rng);
+      Tensor c = buffer(out, Bn * M * N, rng);
+      Tensor before = c;
+      amp_rt_memref_3d da{a.data(), a.data(), 0, {Bn, ar, ac}, {0, ac, 1}};
+      amp_rt_memref_3d db{
+          b.data(), b.data(), 0, {Bn, br, bc}, {br * bc + 4, 1, br}};
+      amp_rt_memref_3d dc{c.data(), c.data(), 0, {Bn, M, N}, {1, N * Bn, Bn}};
+      amp_rt_clear_error();
+      if (in == AMP_RT_F32)
+        _mlir_ciface_amp_rt_batch_matmul_f32_f32(&da, &db, &dc, ta, tb);
+      else if (in == AMP_RT_F16 && out == AMP_RT_F32)
+        _mlir_ciface_amp_rt_batch_matmul_f16_f32(&da, &db, &dc, ta, tb);
+      else if (in == AMP_RT_F16)
+        _mlir_ciface_amp_rt_batch_matmul_f16_f16(&da, &db, &dc, ta, tb);
+      else if (out == AMP_RT_F32)
+        _mlir_ciface_amp_rt_batch_matmul_bf16_f32(&da, &db, &dc, ta, tb);
+      else
+        _mlir_ciface_amp_rt_batch_matmul_bf16_bf16(&da, &db, &dc, ta, tb);
+      ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+      for (int64_t n = 0; n < Bn; ++n)
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            Ref r;
+            for (int64_t k = 0; k < K; ++k) {
+              double x = ta ? a.get(k * ac + i) : a.get(i * ac + k);
+              int64_t bo = n * (br * bc + 4);
+              double y = tb ? b.get(bo + j + k * br) : b.get(bo + k + j * br);
+              r.value += x * y;
+              r.magnitude += std::fabs(x * y);
             }
-      }
+            size_t idx = size_t(n + i * N * Bn + j * Bn);
+            double old = before.get(idx);
+            ASSERT_NEAR(c.get(idx), r.value + old,
+                        tolerance(r, K, out, 1.0, old));
+          }
+    }
+  }
 }
 
 /// O += conv(I, F) with linalg semantics, checked against a direct loop.
@@ -204,7 +209,10 @@ void checkConv(bool nhwc, amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
                    dout = O.desc<amp_rt_memref_4d>();
   amp_rt_clear_error();
   if (nhwc) {
-    if (in == AMP_RT_F16 && out == AMP_RT_F32)
+    if (in == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f32_f32(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (in == AMP_RT_F16 && out == AMP_RT_F32)
       _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f32(&di, &df, &dout, sh, sw, dh,
                                                    dw);
     else if (in == AMP_RT_F16)
@@ -217,7 +225,10 @@ void checkConv(bool nhwc, amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
       _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_bf16_bf16(&di, &df, &dout, sh, sw,
                                                      dh, dw);
   } else {
-    if (in == AMP_RT_F16 && out == AMP_RT_F32)
+    if (in == AMP_RT_F32)
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f32_f32(&di, &df, &dout, sh, sw, dh,
+                                                   dw);
+    else if (in == AMP_RT_F16 && out == AMP_RT_F32)
       _mlir_ciface_amp_rt_conv2d_nchw_fchw_f16_f32(&di, &df, &dout, sh, sw, dh,
                                                    dw);
     else if (in == AMP_RT_F16)
@@ -264,22 +275,22 @@ View<4> dense4(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
 TEST_P(MemrefTest, Conv2DBothLayouts) {
   std::mt19937 rng(43);
   for (bool nhwc : {true, false})
-    for (auto in : {AMP_RT_F16, AMP_RT_BF16})
-      for (auto out : {AMP_RT_F32, in}) {
-        SCOPED_TRACE(testing::Message()
-                     << "nhwc " << nhwc << " in " << in << " out " << out);
-        const int64_t N = 2, H = 10, W = 9, C = 3, K = 4, KH = 3, KW = 2;
-        // stride 2 x 1, dilation 1 x 2: OH = 4, OW = 7.
-        const int64_t sh = 2, sw = 1, dh = 1, dw = 2, OH = 4, OW = 7;
-        Tensor i = buffer(in, N * H * W * C, rng);
-        Tensor f = buffer(in, KH * KW * C * K, rng);
-        Tensor o = buffer(out, N * OH * OW * K, rng);
-        View<4> I = nhwc ? dense4(&i, N, H, W, C) : dense4(&i, N, C, H, W);
-        View<4> F = nhwc ? dense4(&f, KH, KW, C, K) : dense4(&f, K, C, KH, KW);
-        View<4> O = nhwc ? dense4(&o, N, OH, OW, K) : dense4(&o, N, K, OH, OW);
-        ASSERT_NO_FATAL_FAILURE(
-            checkConv(nhwc, in, out, I, F, O, sh, sw, dh, dw));
-      }
+    for (TypePair tp : contractionTypes()) {
+      const amp_rt_dtype in = tp.in, out = tp.out;
+      SCOPED_TRACE(testing::Message()
+                   << "nhwc " << nhwc << " in " << in << " out " << out);
+      const int64_t N = 2, H = 10, W = 9, C = 3, K = 4, KH = 3, KW = 2;
+      // stride 2 x 1, dilation 1 x 2: OH = 4, OW = 7.
+      const int64_t sh = 2, sw = 1, dh = 1, dw = 2, OH = 4, OW = 7;
+      Tensor i = buffer(in, N * H * W * C, rng);
+      Tensor f = buffer(in, KH * KW * C * K, rng);
+      Tensor o = buffer(out, N * OH * OW * K, rng);
+      View<4> I = nhwc ? dense4(&i, N, H, W, C) : dense4(&i, N, C, H, W);
+      View<4> F = nhwc ? dense4(&f, KH, KW, C, K) : dense4(&f, K, C, KH, KW);
+      View<4> O = nhwc ? dense4(&o, N, OH, OW, K) : dense4(&o, N, K, OH, OW);
+      ASSERT_NO_FATAL_FAILURE(
+          checkConv(nhwc, in, out, I, F, O, sh, sw, dh, dw));
+    }
 }
 
 TEST_P(MemrefTest, Conv2DStridedViewsAndSmallerOutput) {

@@ -92,6 +92,19 @@ inline double tolerance(const Ref &r, int64_t terms, amp_rt_dtype out,
   return accumulate + rounding + 1e-30;
 }
 
+/// Every (input, output) type pair a contraction takes: f32 -> f32, and
+/// f16 / bf16 -> f32 or themselves.
+struct TypePair {
+  amp_rt_dtype in, out;
+};
+inline std::vector<TypePair> contractionTypes() {
+  return {{AMP_RT_F32, AMP_RT_F32},
+          {AMP_RT_F16, AMP_RT_F32},
+          {AMP_RT_F16, AMP_RT_F16},
+          {AMP_RT_BF16, AMP_RT_F32},
+          {AMP_RT_BF16, AMP_RT_BF16}};
+}
+
 inline std::string statusText(amp_rt_status s) {
   return std::string(amp_rt_status_string(s)) + ": " + amp_rt_last_error();
 }
@@ -102,17 +115,37 @@ inline std::string statusText(amp_rt_status s) {
     ASSERT_EQ(s_, AMP_RT_SUCCESS) << ::amp_rt_test::statusText(s_);            \
   } while (false)
 
+/// Whether the cpu backend runs bf16 natively right now.
+inline bool cpuNativeBf16() {
+  return std::string(amp_rt_cpu_kernels()).find(" native (") !=
+         std::string::npos;
+}
+
 /// Fixture parameterized by backend name; cuda skips without a device.
+/// "cpu_widened" is the cpu backend with native bf16 switched off, so every
+/// case also checks the path that CPUs without AVX512_BF16 take.
 class BackendTest : public ::testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
-    amp_rt_status s = amp_rt_select_backend(GetParam());
-    if (s != AMP_RT_SUCCESS && std::string(GetParam()) == "cuda")
+    nativeBefore = cpuNativeBf16();
+    std::string param = GetParam();
+    std::string backend = param == "cpu_widened" ? "cpu" : param;
+    amp_rt_status s = amp_rt_select_backend(backend.c_str());
+    if (s != AMP_RT_SUCCESS && backend == "cuda")
       GTEST_SKIP() << "no usable CUDA device: " << amp_rt_last_error();
     ASSERT_EQ(s, AMP_RT_SUCCESS) << statusText(s);
-    ASSERT_STREQ(amp_rt_backend_name(), GetParam());
+    ASSERT_EQ(amp_rt_backend_name(), backend);
+    if (param == "cpu_widened") {
+      ASSERT_EQ(amp_rt_cpu_set_native_bf16(0), AMP_RT_SUCCESS);
+    }
   }
-  void TearDown() override { amp_rt_select_backend("cpu"); }
+  void TearDown() override {
+    amp_rt_cpu_set_native_bf16(nativeBefore ? 1 : 0);
+    amp_rt_select_backend("cpu");
+  }
+
+private:
+  bool nativeBefore = false;
 };
 
 inline std::string
@@ -122,7 +155,7 @@ backendName(const ::testing::TestParamInfo<const char *> &i) {
 
 #define AMP_RT_INSTANTIATE_BACKENDS(Fixture)                                   \
   INSTANTIATE_TEST_SUITE_P(Backends, Fixture,                                  \
-                           ::testing::Values("cpu", "cuda"),                   \
+                           ::testing::Values("cpu", "cpu_widened", "cuda"),    \
                            ::amp_rt_test::backendName)
 
 } // namespace amp_rt_test

@@ -1,9 +1,10 @@
 //===- CUDABackend.cpp - the cuda backend (libamp_rt_cuda.so) -------------===//
 //
 // GEMMs go to cublasGemmStridedBatchedEx with CUBLAS_COMPUTE_32F (f16/bf16
-// inputs on tensor cores, f32 accumulation); convolutions to cuDNN with
-// CUDNN_TENSOR_OP_MATH; loss scaling to the kernels of Kernels.cu. All work
-// is issued on one stream owned by the backend, in call order.
+// inputs on tensor cores, f32 accumulation; f32 inputs in plain f32, never
+// TF32); convolutions to cuDNN with CUDNN_TENSOR_OP_MATH (CUDNN_FMA_MATH for
+// f32 inputs); loss scaling to the kernels of Kernels.cu. All work is
+// issued on one stream owned by the backend, in call order.
 //
 // cuDNN's legacy convolution API needs one data type for x, w and y. Low
 // outputs use its pseudo-half configuration (16-bit tensors, f32 compute).
@@ -247,9 +248,11 @@ private:
     cudnnMathType_t math;
     size_t workspace;
   };
+  /// `exactF32`: f32 inputs, which must not be rounded to TF32, so only
+  /// FMA-math algorithms qualify.
   amp_rt_status chooseAlgo(ConvDirection dir, const ConvProblem &p,
-                           cudnnDataType_t type, cudnnTensorDescriptor_t x,
-                           cudnnFilterDescriptor_t w,
+                           cudnnDataType_t type, bool exactF32,
+                           cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                            cudnnConvolutionDescriptor_t conv,
                            cudnnTensorDescriptor_t y, Algo &out);
 
@@ -333,18 +336,23 @@ amp_rt_status CUDABackend::gemm(const GemmArgs &g) {
   cublasOperation_t opA = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   float alpha = g.alpha, beta = g.beta;
+  // f32 inputs: CUBLAS_COMPUTE_32F with the handle's default math mode is
+  // true f32 (TF32 needs CUBLAS_COMPUTE_32F_FAST_TF32 or the TF32 math mode).
+  cublasGemmAlgo_t algo = g.abType == AMP_RT_F32
+                              ? CUBLAS_GEMM_DEFAULT
+                              : CUBLAS_GEMM_DEFAULT_TENSOR_OP;
   CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
                    cublas, opB, opA, g.N, g.M, g.K, &alpha, g.B,
                    cudaType(g.abType), g.ldb, g.strideB, g.A,
                    cudaType(g.abType), g.lda, g.strideA, &beta, g.C,
                    cudaType(g.cType), g.ldc, g.strideC, g.batch,
-                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP),
+                   CUBLAS_COMPUTE_32F, algo),
                "cublasGemmStridedBatchedEx");
   return AMP_RT_SUCCESS;
 }
 
 amp_rt_status CUDABackend::chooseAlgo(ConvDirection dir, const ConvProblem &p,
-                                      cudnnDataType_t type,
+                                      cudnnDataType_t type, bool exactF32,
                                       cudnnTensorDescriptor_t x,
                                       cudnnFilterDescriptor_t w,
                                       cudnnConvolutionDescriptor_t conv,
@@ -354,6 +362,7 @@ amp_rt_status CUDABackend::chooseAlgo(ConvDirection dir, const ConvProblem &p,
       int64_t(dir), int64_t(type), d.layout, d.N,     d.H,     d.W,
       d.C,          d.K,           d.R,      d.S,     d.pad_h, d.pad_w,
       d.stride_h,   d.stride_w,    d.dil_h,  d.dil_w, 0};
+  key[16] = exactF32; // same cuDNN type, different math
   auto it = algoCache.find(key);
   if (it != algoCache.end()) {
     out = it->second;
@@ -399,13 +408,17 @@ amp_rt_status CUDABackend::chooseAlgo(ConvDirection dir, const ConvProblem &p,
       candidates.push_back({int(perf[i].algo), perf[i].status, perf[i].memory,
                             perf[i].mathType});
   }
-  for (bool tensorOpsOnly : {true, false})
+  for (bool tensorOpsOnly : {!exactF32, false})
     for (const Candidate &c : candidates)
       if (c.status == CUDNN_STATUS_SUCCESS && c.memory <= kMaxConvWorkspace &&
           (!tensorOpsOnly || c.math != CUDNN_DEFAULT_MATH) &&
-          // f32 data must not be rounded to f16 (bf16 values do not fit).
-          c.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
-        out = {c.algo, c.math, c.memory};
+          // f32 data must not be rounded to f16 (bf16 values do not fit),
+          // nor f32 inputs to TF32.
+          c.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
+          (!exactF32 || c.math == CUDNN_FMA_MATH ||
+           c.math == CUDNN_DEFAULT_MATH)) {
+        // DEFAULT_MATH may use TF32 on sm_80+: run exact f32 as FMA_MATH.
+        out = {c.algo, exactF32 ? CUDNN_FMA_MATH : c.math, c.memory};
         algoCache[key] = out;
         return AMP_RT_SUCCESS;
       }
@@ -504,10 +517,12 @@ amp_rt_status CUDABackend::conv(ConvDirection dir, const ConvProblem &p,
                     int(d.stride_w), int(d.dil_h), int(d.dil_w),
                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                 "cudnnSetConvolution2dDescriptor");
-    CUDNN_CHECK(cudnnSetConvolutionMathType(cd.d, CUDNN_TENSOR_OP_MATH),
+    const bool exactF32 = inType == AMP_RT_F32;
+    CUDNN_CHECK(cudnnSetConvolutionMathType(
+                    cd.d, exactF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
                 "cudnnSetConvolutionMathType");
     Algo algo;
-    last = chooseAlgo(dir, p, type, xd.d, wd.d, cd.d, yd.d, algo);
+    last = chooseAlgo(dir, p, type, exactF32, xd.d, wd.d, cd.d, yd.d, algo);
     if (last == AMP_RT_ERROR_UNSUPPORTED)
       continue;
     AMP_RT_TRY(last);

@@ -1,0 +1,72 @@
+//===- CpuCommon.h - pieces shared by the cpu backend's paths ---*- C++ -*-===//
+//
+// Scratch memory, the thread count, and the f16/bf16 <-> f32 staging loops
+// (widen before an f32 contraction, store its result with alpha/beta) that
+// both the OpenBLAS path and the widened oneDNN path use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RT_CPU_CPUCOMMON_H
+#define AMP_RT_CPU_CPUCOMMON_H
+
+#include "amp_rt.h"
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+namespace amp {
+namespace rt {
+
+class ThreadPool;
+
+/// Grow-only, 64-byte aligned scratch memory: no page faults or zeroing in
+/// steady state (std::vector::resize would zero-fill every call).
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch();
+  float *floats(size_t n) { return static_cast<float *>(bytes(n * 4)); }
+  /// nullptr when out of memory.
+  void *bytes(size_t n);
+
+private:
+  void *data = nullptr;
+  size_t capacity = 0;
+};
+
+/// Threads of the cpu backend: AMP_RT_NUM_THREADS, else OMP_NUM_THREADS,
+/// else OPENBLAS_NUM_THREADS, else every core.
+int cpuThreadCount();
+
+// Elements per task. Waking a pool thread costs tens of microseconds (and
+// OpenBLAS keeps its threads spinning for a while after each sgemm), so only
+// conversions much larger than that are split; measured in bench/gemm_cpu.
+constexpr int64_t kConvertGrain = 1 << 18;
+
+inline bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/// (k, c, r, s) element strides of a filter layout.
+struct FilterStrides {
+  int64_t k, c, r, s;
+};
+FilterStrides filterStrides(amp_rt_filter_layout l, int64_t K, int64_t C,
+                            int64_t R, int64_t S);
+
+/// dst (rows x cols, dense) = f32(src (rows x cols, leading dim ld)); src
+/// has `type` (F32 is copied).
+void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
+                int64_t rows, int64_t cols, int64_t ld, float *dst);
+
+/// dst (rows x cols, ld dstLd) = alpha * acc (ld accLd) + beta * dst,
+/// converted to `type`; beta == 0 does not read dst.
+void storeFromF32(ThreadPool &pool, const float *acc, int64_t accLd, void *dst,
+                  amp_rt_dtype type, int64_t dstLd, int64_t rows, int64_t cols,
+                  float alpha, float beta);
+
+} // namespace rt
+} // namespace amp
+
+#endif // AMP_RT_CPU_CPUCOMMON_H
