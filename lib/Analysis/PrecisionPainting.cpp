@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -167,8 +168,10 @@ PrecisionPainting::PrecisionPainting(ModuleOp module,
   opNodes.reserve(numOps);
   buildGroups(module);
   forEachFunction(module, [&](func::FuncOp func) {
-    if (!func.isExternal())
+    if (!func.isExternal()) {
+      collectDeadOps(func.getBody());
       buildOpNodes(func.getBody());
+    }
   });
   buildEdges();
   fixOutOfRangeConstants();
@@ -364,6 +367,37 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
   }
 }
 
+/// Walks `region` backwards, so that the users of an op (later in its block,
+/// or nested in a later op) are decided before it. Only the regions that
+/// buildOpNodes() enters are visited; a user elsewhere (in a linalg body, in
+/// another block of a CFG region not yet visited) counts as live.
+void PrecisionPainting::collectDeadOps(Region &region) {
+  for (Block &block : llvm::reverse(region))
+    for (Operation &op : llvm::reverse(block)) {
+      if (isa<RegionBranchOpInterface>(op)) {
+        for (Region &nested : op.getRegions())
+          collectDeadOps(nested);
+        continue;
+      }
+      if (op.getNumResults() == 0 || op.hasTrait<OpTrait::IsTerminator>() ||
+          isa<CallOpInterface>(op))
+        continue;
+      if (!llvm::all_of(op.getUsers(), [&](Operation *user) {
+            return deadOps.contains(user);
+          }))
+        continue;
+      if (!isMemoryEffectFree(&op))
+        continue;
+      // An unused contraction is still painted like any other: it seeds the
+      // painting of its inputs.
+      bool touchesF32 = llvm::any_of(op.getOperandTypes(), isF32Like) ||
+                        llvm::any_of(op.getResultTypes(), isF32Like);
+      if (touchesF32 && policy.classify(&op).cls == PrecisionClass::Allow)
+        continue;
+      deadOps.insert(&op);
+    }
+}
+
 static bool isUnrankedF32(Type type) {
   auto unranked = dyn_cast<UnrankedTensorType>(type);
   return unranked && unranked.getElementType().isF32();
@@ -433,7 +467,41 @@ void PrecisionPainting::buildOpNodes(Region &region) {
              (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op)));
         if (!node.interfaceRoles && accumulatesInF32(&op, cls))
           node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
+        // A slice of an f32 accumulator (amp-pad-for-tensor-cores slices
+        // padded results back) stays f32 and lets its users see the
+        // accumulator: the painting of `matmul -> users` and of
+        // `padded matmul -> slice -> users` must be the same.
+        if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+            slice && !node.fixed) {
+          // (A slice of such a slice too: the pad's slice of a sliced
+          // result.)
+          auto source =
+              dyn_cast<OpResult>(throughPassThrough(slice.getSource()));
+          auto it = source ? opNodes.find(source.getOwner()) : opNodes.end();
+          if (it != opNodes.end() &&
+              resultRole(nodes[it->second], source.getResultNumber()) ==
+                  SlotRole::Accumulator) {
+            node.fixed = true;
+            node.passThrough = true;
+            node.why = Node::Why::AccumulatorSlice;
+            node.related = it->second;
+          }
+        }
       }
+      // The other side of a padded contraction: a tensor.pad only read as
+      // an f32 accumulator (the padded `outs`) stays f32, as the value it
+      // pads went straight into the accumulator before padding.
+      if (isa<tensor::PadOp>(op) && !node.fixed && !op.use_empty() &&
+          llvm::all_of(op.getUses(), [&](OpOperand &use) {
+            Operation *user = use.getOwner();
+            return operandRole(user, use.getOperandNumber(),
+                               policy.classify(user).cls) ==
+                   SlotRole::Accumulator;
+          })) {
+        node.fixed = true;
+        node.why = Node::Why::AccumulatorPad;
+      }
+      node.dead = deadOps.contains(&op);
       opNodes[&op] = addNode(std::move(node));
     }
 }
@@ -449,9 +517,21 @@ std::optional<unsigned> PrecisionPainting::producerNode(Value value) const {
   if (it == opNodes.end())
     return std::nullopt;
   const Node &node = nodes[it->second];
+  if (node.passThrough)
+    return producerNode(cast<tensor::ExtractSliceOp>(node.op).getSource());
   if (resultRole(node, result.getResultNumber()) == SlotRole::None)
     return std::nullopt;
   return it->second;
+}
+
+Value PrecisionPainting::throughPassThrough(Value value) const {
+  while (auto result = dyn_cast<OpResult>(value)) {
+    auto it = opNodes.find(result.getOwner());
+    if (it == opNodes.end() || !nodes[it->second].passThrough)
+      break;
+    value = cast<tensor::ExtractSliceOp>(result.getOwner()).getSource();
+  }
+  return value;
 }
 
 void PrecisionPainting::buildEdges() {
@@ -463,6 +543,9 @@ void PrecisionPainting::buildEdges() {
   };
   for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
     Node &node = nodes[id];
+    // Dead ops follow their operands after the painting (paintDeadNodes).
+    if (node.dead)
+      continue;
     if (node.op) {
       for (OpOperand &operand : node.op->getOpOperands())
         if (operandRole(node, operand.getOperandNumber()) == SlotRole::Painted)
@@ -514,6 +597,7 @@ static int64_t numElements(Type type) {
 }
 
 bool PrecisionPainting::producesLow(Value value) const {
+  value = throughPassThrough(value);
   std::optional<unsigned> id = producerNode(value);
   if (!id || !nodes[*id].low)
     return false;
@@ -590,7 +674,8 @@ void PrecisionPainting::economizeClearComponents() {
         return;
       bool low = producesLow(value);
       for (OpOperand &use : value.getUses())
-        if (!inside(consumerNode(use)) && wantsLow(use) != low)
+        if (!isDeadUse(use) && !inside(consumerNode(use)) &&
+            wantsLow(use) != low)
           return;
       (low ? costF32 : costLow) += 6 * numElements(value.getType());
     };
@@ -598,7 +683,8 @@ void PrecisionPainting::economizeClearComponents() {
       int64_t elements = numElements(value.getType());
       bool toLow = false, toF32 = false;
       for (OpOperand &use : value.getUses()) {
-        if (inside(consumerNode(use)))
+        // Dead users follow whatever the component becomes.
+        if (isDeadUse(use) || inside(consumerNode(use)))
           continue;
         (wantsLow(use) ? toLow : toF32) = true;
       }
@@ -826,6 +912,7 @@ void PrecisionPainting::paint() {
 
   if (options.castEconomy)
     economizeClearComponents();
+  paintDeadNodes();
 
   // Remaining reasons.
   for (Node &node : nodes)
@@ -833,6 +920,38 @@ void PrecisionPainting::paint() {
       node.why = node.classification.cls == PrecisionClass::Infer
                      ? Node::Why::InferNotBetween
                      : Node::Why::ClearAlone;
+}
+
+/// An op whose results are unused computes nothing anyone reads: whatever
+/// precision it runs in, no cast should be inserted for it. It follows its
+/// operands (in program order, so dead chains follow their head): low when
+/// every operand that is not a constant is low. Deny and unlisted ops stay
+/// f32, as do ops reading a constant the low type cannot hold.
+void PrecisionPainting::paintDeadNodes() {
+  const llvm::fltSemantics &semantics =
+      options.mode == AmpMode::F16 ? APFloat::IEEEhalf() : APFloat::BFloat();
+  for (Node &node : nodes) {
+    if (!node.dead || node.fixed)
+      continue;
+    PrecisionClass cls = node.classification.cls;
+    if (cls != PrecisionClass::Infer && cls != PrecisionClass::Clear)
+      continue;
+    bool anyLow = false, allLow = true;
+    for (OpOperand &operand : node.op->getOpOperands()) {
+      if (operandRole(node, operand.getOperandNumber()) != SlotRole::Painted)
+        continue;
+      std::optional<unsigned> producer = producerNode(operand.get());
+      if (producer && nodes[*producer].source) {
+        allLow &= !overflowsIn(nodes[*producer].op, semantics);
+        continue;
+      }
+      bool low = producesLow(operand.get());
+      anyLow |= low;
+      allLow &= low;
+    }
+    node.low = anyLow && allLow;
+    node.why = Node::Why::Unused;
+  }
 }
 
 std::string PrecisionPainting::explain(const Node &node) const {
@@ -876,6 +995,14 @@ std::string PrecisionPainting::explain(const Node &node) const {
   case Node::Why::OutOfRange:
     return cls + ": reads " + describe(nodes[node.related]) +
            ", whose values the low-precision type cannot hold, kept f32";
+  case Node::Why::Unused:
+    return cls + ": result unused, follows its operands, " +
+           (node.low ? "runs low" : "kept f32");
+  case Node::Why::AccumulatorSlice:
+    return "clear: slice of the f32 accumulator of " +
+           describe(nodes[node.related]) + ", kept f32 (casts go after it)";
+  case Node::Why::AccumulatorPad:
+    return cls + ": only read as an f32 accumulator, kept f32";
   case Node::Why::Undecided:
     break;
   }

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -407,6 +408,190 @@ static int strictness(PrecisionClass cls) {
 
 /// Whether `body` computes exactly 1 / (1 + exp(-x)) of one block argument
 /// (-x as arith.negf x or 0 - x), as torch-mlir emits a sigmoid.
+//===----------------------------------------------------------------------===//
+// Contractions upstream's matcher does not see
+//===----------------------------------------------------------------------===//
+
+/// Collects the ops a contraction body match went through.
+using MatchedOps = llvm::SmallPtrSetImpl<Operation *>;
+
+static bool isZeroFloat(Value value) {
+  return matchPattern(value, m_AnyZeroFloat());
+}
+
+/// The input block argument that `value` is, through float casts; null if it
+/// is something else.
+static BlockArgument inputArgThroughCasts(Value value, Block &body,
+                                          unsigned numInputs,
+                                          MatchedOps &matched) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (def->getBlock() != &body || !isa<arith::ExtFOp, arith::TruncFOp>(def))
+      return nullptr;
+    matched.insert(def);
+    value = def->getOperand(0);
+  }
+  auto arg = cast<BlockArgument>(value);
+  return arg.getOwner() == &body && arg.getArgNumber() < numInputs ? arg
+                                                                   : nullptr;
+}
+
+/// A mask condition: an `arith.cmpf` of inputs (through casts) and
+/// constants, as a fused ReLU backward (`x > 0`) has. It must not read the
+/// accumulator.
+static bool isMaskCondition(Value cond, Block &body, unsigned numInputs,
+                            MatchedOps &matched) {
+  auto cmp = cond.getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp->getBlock() != &body)
+    return false;
+  for (Value operand : cmp->getOperands())
+    if (!matchPattern(operand, m_Constant()) &&
+        !inputArgThroughCasts(operand, body, numInputs, matched))
+      return false;
+  matched.insert(cmp);
+  return true;
+}
+
+/// Strips `select(mask, v, 0)` / `select(mask, 0, v)` off `value`.
+static Value stripMasks(Value value, Block &body, unsigned numInputs,
+                        MatchedOps &matched) {
+  while (auto select = value.getDefiningOp<arith::SelectOp>()) {
+    if (select->getBlock() != &body)
+      break;
+    Value kept;
+    if (isZeroFloat(select.getFalseValue()))
+      kept = select.getTrueValue();
+    else if (isZeroFloat(select.getTrueValue()))
+      kept = select.getFalseValue();
+    if (!kept ||
+        !isMaskCondition(select.getCondition(), body, numInputs, matched))
+      break;
+    matched.insert(select);
+    value = kept;
+  }
+  return value;
+}
+
+/// An input of the multiply: an input argument, possibly cast and masked.
+static BlockArgument factor(Value value, Block &body, unsigned numInputs,
+                            MatchedOps &matched) {
+  value = stripMasks(value, body, numInputs, matched);
+  return inputArgThroughCasts(value, body, numInputs, matched);
+}
+
+/// Whether `expr` is a sum of dimensions, each possibly scaled by a constant,
+/// plus a constant (`d1`, `d1 + d4`, `d1 * 2 + d4`: the access of a strided
+/// or dilated convolution); adds its dimensions to `dims`.
+static bool collectConvolutionDims(AffineExpr expr,
+                                   llvm::SmallBitVector &dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    dims.set(dim.getPosition());
+    return true;
+  }
+  if (isa<AffineConstantExpr>(expr))
+    return true;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return false;
+  if (binary.getKind() == AffineExprKind::Add)
+    return collectConvolutionDims(binary.getLHS(), dims) &&
+           collectConvolutionDims(binary.getRHS(), dims);
+  if (binary.getKind() == AffineExprKind::Mul &&
+      isa<AffineConstantExpr>(binary.getRHS()))
+    return collectConvolutionDims(binary.getLHS(), dims);
+  return false;
+}
+
+/// Contractions that `linalg::isaContractionOpInterface` rejects but that are
+/// multiply-accumulates all the same, as torch-mlir exports backward graphs:
+///
+///  * bodies that mask an input, the product or the update with
+///    `arith.select` on an `arith.cmpf` of inputs (a ReLU backward fused
+///    into the matmul that follows it): `acc + select(x > 0, g, 0) * w`;
+///  * convolutions written as generics, including the backward ones, whose
+///    input maps add loop dimensions (`d1 + d4`, `d1 * 2 + d4`): backward
+///    data is a convolution of the output gradient with the flipped filter,
+///    backward filter one of the input with the output gradient.
+///
+/// The body must compute `acc + a * b` (or `select(mask, acc + a * b, acc)`)
+/// for two different inputs a and b, with nothing else than masks, casts
+/// and constants; every reduction loop must index both a and b (a sum of
+/// products over shared dimensions); the output map is a projected
+/// permutation. `acc + x * x`, `max(acc, a * b)`, `acc + 0.5 * x` and masked
+/// sums without a product stay reductions.
+static bool isMaskedOrConvolutionContraction(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 2 ||
+      op.getNumReductionLoops() == 0)
+    return false;
+  Block &body = *op.getBlock();
+  unsigned numInputs = op.getNumDpsInputs();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield->getNumOperands() != 1)
+    return false;
+  BlockArgument acc = body.getArgument(numInputs);
+  if (!isa<FloatType>(acc.getType()))
+    return false;
+
+  llvm::SmallPtrSet<Operation *, 8> matched;
+  Value update = yield->getOperand(0);
+  // select(mask, acc + a * b, acc): skip masked-out terms.
+  if (auto select = update.getDefiningOp<arith::SelectOp>();
+      select && select->getBlock() == &body &&
+      (select.getFalseValue() == acc || select.getTrueValue() == acc) &&
+      isMaskCondition(select.getCondition(), body, numInputs, matched)) {
+    matched.insert(select);
+    update = select.getFalseValue() == acc ? select.getTrueValue()
+                                           : select.getFalseValue();
+  }
+  auto add = update.getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return false;
+  matched.insert(add);
+  Value term;
+  if (add.getLhs() == acc)
+    term = add.getRhs();
+  else if (add.getRhs() == acc)
+    term = add.getLhs();
+  else
+    return false;
+  term = stripMasks(term, body, numInputs, matched);
+  auto mul = term.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != &body)
+    return false;
+  matched.insert(mul);
+  BlockArgument lhs = factor(mul.getLhs(), body, numInputs, matched);
+  BlockArgument rhs = factor(mul.getRhs(), body, numInputs, matched);
+  if (!lhs || !rhs || lhs == rhs)
+    return false;
+  for (Operation &bodyOp : body.without_terminator())
+    if (!matched.contains(&bodyOp) && !bodyOp.hasTrait<OpTrait::ConstantLike>())
+      return false;
+
+  // Indexing: the output map is a projected permutation; the factors are
+  // indexed by sums of dimensions and share every reduction dimension.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[numInputs].isProjectedPermutation())
+    return false;
+  unsigned numLoops = op.getNumLoops();
+  auto dimsOf = [&](BlockArgument arg, llvm::SmallBitVector &dims) {
+    dims.resize(numLoops);
+    AffineMap map = maps[arg.getArgNumber()];
+    if (map.getNumSymbols() != 0)
+      return false;
+    return llvm::all_of(map.getResults(), [&](AffineExpr expr) {
+      return collectConvolutionDims(expr, dims);
+    });
+  };
+  llvm::SmallBitVector lhsDims, rhsDims;
+  if (!dimsOf(lhs, lhsDims) || !dimsOf(rhs, rhsDims))
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (iterators[d] == utils::IteratorType::reduction &&
+        (!lhsDims.test(d) || !rhsDims.test(d)))
+      return false;
+  return true;
+}
+
 static bool isSigmoidBody(Block &body) {
   auto isConstant = [](Value value, double expected) {
     FloatAttr attr;
@@ -461,8 +646,10 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   bool multiplies = llvm::any_of(body.without_terminator(), [](Operation &o) {
     return isa<arith::MulFOp, arith::MulIOp>(o);
   });
+  auto generic = dyn_cast<linalg::GenericOp>(op);
   if (hasReduction && multiplies &&
-      linalg::isaContractionOpInterface(linalgOp)) {
+      (linalg::isaContractionOpInterface(linalgOp) ||
+       (generic && isMaskedOrConvolutionContraction(generic)))) {
     pattern = BodyPattern::Contraction;
   } else if (hasReduction) {
     // An addition that reads the accumulator (an output block argument) is a

@@ -11,6 +11,21 @@
 //      fed directly by an allow node);
 //   4. low floods through clear nodes in both directions.
 //
+// Two rules keep the painting a fixed point of the rewrite (running the pass
+// again over its output, with amp-optimize-casts and amp-pad-for-tensor-cores
+// in between, changes nothing):
+//
+//   * ops whose results are unused (transitively: only dead, side-effect free
+//     ops read them) and that are not allow ops take no part in the painting:
+//     they have no edges and afterwards follow their operands (low when every
+//     operand that is not a constant is low, else f32), so no cast is ever
+//     inserted for them and dead casts that a cleanup erases change nothing;
+//   * a tensor.extract_slice of the f32 accumulator result of a contraction
+//     (what amp-pad-for-tensor-cores slices a padded result back with) is
+//     transparent: it stays f32 and its users see the contraction as their
+//     producer, so casts go after the slice, on the smaller tensor; a
+//     tensor.pad only read as an f32 accumulator (the padded `outs`) stays
+//     f32 too.
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_ANALYSIS_PRECISIONPAINTING_H
@@ -60,6 +75,12 @@ public:
     bool source = false;
     bool deny = false;
     bool low = false;
+    /// Its results are unused and it is no allow op: no edges, follows its
+    /// operands after the painting.
+    bool dead = false;
+    /// A tensor.extract_slice of an accumulator result: f32, its result is
+    /// seen as the sliced value.
+    bool passThrough = false;
     /// Why the node ended up low or f32 (rendered by explain()): the rule
     /// that decided, the node it refers to, and the byte costs of the cast
     /// economy. Kept structured so painting builds no strings.
@@ -80,6 +101,9 @@ public:
       Unranked,
       Call,
       OutOfRange,
+      Unused,
+      AccumulatorSlice,
+      AccumulatorPad,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -138,6 +162,16 @@ private:
   std::optional<unsigned> consumerNode(OpOperand &use) const;
 
   std::optional<unsigned> producerNode(Value value) const;
+  /// `value`, or the sliced value for the result of a pass-through slice.
+  Value throughPassThrough(Value value) const;
+  /// Ops whose results only dead, side-effect free ops read (allow ops
+  /// excepted), in `region` and its nested regions.
+  void collectDeadOps(Region &region);
+  /// Paints the dead nodes after their operands.
+  void paintDeadNodes();
+  bool isDeadUse(OpOperand &use) const {
+    return deadOps.contains(use.getOwner());
+  }
   unsigned addNode(Node node);
 
   const PrecisionPolicy &policy;
@@ -146,6 +180,7 @@ private:
   DenseMap<Operation *, unsigned> opNodes;
   DenseMap<const void *, unsigned> groupOf; // Value or OpOperand* -> node
   llvm::SmallPtrSet<Operation *, 8> specializable;
+  llvm::SmallPtrSet<Operation *, 8> deadOps;
 };
 
 } // namespace mlir::amp
