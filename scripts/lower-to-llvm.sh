@@ -3,38 +3,37 @@
 # (f32, f16 or bf16, static shapes) to the LLVM dialect, ready for
 # mlir-runner. See docs/lowering.md.
 #
-#   scripts/lower-to-llvm.sh [--lower-to-runtime] [FILE|-] [extra mlir-opt options...] > out.mlir
+#   scripts/lower-to-llvm.sh [--lower-to-runtime|--fast] [--parallel] \
+#       [FILE|-] [extra amp-opt options...] > out.mlir
 #
-# Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The
-# mlir-opt binary is $MLIR_OPT, else `mlir-opt` on PATH, else
-# /usr/lib/llvm-22/bin/mlir-opt, else `mlir-opt-22` on PATH.
+# Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The passes
+# are amp-opt's `amp-lower-to-llvm` pipeline (buildAmpLowerToLLVMPipeline in
+# lib/Transforms/LoweringPipeline.cpp), the one amp-run runs in-process:
 #
-# --lower-to-runtime runs amp-lower-to-runtime right after bufferization
-# (low-precision matmuls and convolutions call libamp_rt; run the result
-# with -shared-libs=.../libamp_rt.so, see docs/tensor-cores.md). That pass
-# is amp-opt's: the binary is then $AMP_OPT, else `amp-opt` on PATH, else
-# build/bin/amp-opt next to this script.
+#   (no flag)           the reference pipeline: every linalg op -> loops
+#   --lower-to-runtime  amp-lower-to-llvm{runtime=true}: f16 / bf16 matmuls
+#                       and convolutions call libamp_rt (run the result with
+#                       -shared-libs=.../libamp_rt.so, docs/tensor-cores.md)
+#   --fast              amp-lower-to-llvm{fast=true}: elementwise fusion,
+#                       every matmul and convolution (f32 too) in libamp_rt
+#   --parallel          adds parallel=true: loops on all cores (the result
+#                       then also needs -shared-libs=.../libmlir_async_runtime.so)
 #
-# amp-run runs the same passes in-process (kLoweringPipeline in
-# tools/amp-run/amp-run.cpp): keep the two in step;
-# test/Run/pipeline-in-step.test compares them.
+# The amp-opt binary is $AMP_OPT, else `amp-opt` on PATH, else
+# build/bin/amp-opt next to this script. Extra options go to amp-opt
+# before the pipeline (e.g. --mlir-print-ir-after-failure).
 set -euo pipefail
 
-runtime_passes=()
-if [[ ${1:-} == --lower-to-runtime ]]; then
-  runtime_passes=(--amp-lower-to-runtime)
+options=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --lower-to-runtime) options+=(runtime=true) ;;
+    --fast) options+=(fast=true) ;;
+    --parallel) options+=(parallel=true) ;;
+    *) break ;;
+  esac
   shift
-  if [[ -n ${AMP_OPT:-} ]]; then
-    MLIR_OPT=$AMP_OPT
-  elif command -v amp-opt > /dev/null 2>&1; then
-    MLIR_OPT=amp-opt
-  elif [[ -x $(dirname "$0")/../build/bin/amp-opt ]]; then
-    MLIR_OPT=$(dirname "$0")/../build/bin/amp-opt
-  else
-    echo "lower-to-llvm.sh: --lower-to-runtime needs amp-opt (set AMP_OPT)" >&2
-    exit 2
-  fi
-fi
+done
 
 input=-
 if [[ $# -gt 0 ]]; then
@@ -42,37 +41,23 @@ if [[ $# -gt 0 ]]; then
   shift
 fi
 
-MLIR_OPT=${MLIR_OPT:-}
-if [[ -z $MLIR_OPT ]]; then
-  if command -v mlir-opt > /dev/null 2>&1; then
-    MLIR_OPT=mlir-opt
-  elif [[ -x /usr/lib/llvm-22/bin/mlir-opt ]]; then
-    MLIR_OPT=/usr/lib/llvm-22/bin/mlir-opt
-  elif command -v mlir-opt-22 > /dev/null 2>&1; then
-    MLIR_OPT=mlir-opt-22
-  else
-    echo "lower-to-llvm.sh: mlir-opt not found (set MLIR_OPT)" >&2
+if [[ -n ${AMP_OPT:-} ]]; then
+  amp_opt=$AMP_OPT
+  if ! command -v "$amp_opt" > /dev/null 2>&1; then
+    echo "lower-to-llvm.sh: AMP_OPT=$AMP_OPT is not an executable" >&2
     exit 2
   fi
+elif command -v amp-opt > /dev/null 2>&1; then
+  amp_opt=amp-opt
+elif [[ -x $(dirname "$0")/../build/bin/amp-opt ]]; then
+  amp_opt=$(dirname "$0")/../build/bin/amp-opt
+else
+  echo "lower-to-llvm.sh: amp-opt not found (build it, or set AMP_OPT)" >&2
+  exit 2
 fi
 
-exec "$MLIR_OPT" "$input" "$@" \
-  --convert-elementwise-to-linalg \
-  --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
-  "${runtime_passes[@]}" \
-  --canonicalize \
-  --buffer-deallocation-pipeline \
-  --convert-bufferization-to-memref \
-  --convert-linalg-to-loops \
-  --lower-affine \
-  --expand-strided-metadata \
-  --convert-scf-to-cf \
-  --arith-expand \
-  --convert-math-to-llvm \
-  --convert-math-to-libm \
-  --convert-arith-to-llvm \
-  --convert-index-to-llvm \
-  --finalize-memref-to-llvm \
-  --convert-cf-to-llvm \
-  --convert-func-to-llvm \
-  --reconcile-unrealized-casts
+pipeline=--amp-lower-to-llvm
+if [[ ${#options[@]} -gt 0 ]]; then
+  pipeline="--amp-lower-to-llvm=${options[*]}"
+fi
+exec "$amp_opt" "$input" "$@" "$pipeline"

@@ -21,6 +21,10 @@ config.substitutions.append(("%PYTHON", "python3"))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# scripts/lower-to-llvm.sh runs amp-opt's amp-lower-to-llvm pipeline: the
+# amp-opt of this build, not one on PATH or in another build directory.
+config.environment["AMP_OPT"] = os.path.join(config.amp_tools_dir, "amp-opt")
+
 tools = ["amp-opt", "amp-run", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     tools, [config.amp_tools_dir, config.llvm_tools_dir])

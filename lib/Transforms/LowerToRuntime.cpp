@@ -1,12 +1,18 @@
-//===- LowerToRuntime.cpp - The amp-lower-to-runtime pass -----------------===//
+//===- LowerToRuntime.cpp - Matmuls and convolutions to libamp_rt ---------===//
 //
-// After bufferization, replaces low-precision linalg.matmul /
-// linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf / linalg.conv_2d_nchw_fchw
-// on memrefs by calls into libamp_rt (runtime/include/amp_rt.h). The entry
-// points take fully dynamic strided memrefs through the C interface
+// After bufferization, amp-lower-to-runtime replaces low-precision
+// linalg.matmul / linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf /
+// linalg.conv_2d_nchw_fchw on memrefs (and, with include-f32, f32 ones too)
+// by calls into libamp_rt (runtime/include/amp_rt.h). The entry points take
+// fully dynamic strided memrefs through the C interface
 // (`llvm.emit_c_interface`, so the runtime receives `_mlir_ciface_`
 // descriptors), which is why every operand is first `memref.cast` to that
 // layout. Ops that no entry point implements stay for the upstream lowering.
+//
+// amp-fold-transposes-into-contractions prepares the tensors for it: a
+// transposed matmul operand is read through the op's indexing maps, which
+// the runtime call expresses as transA / transB, instead of being copied by
+// a linalg.transpose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +28,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -30,6 +38,7 @@
 #include <string>
 
 namespace mlir::amp {
+#define GEN_PASS_DEF_FOLDTRANSPOSESINTOCONTRACTIONSPASS
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
 #include "amp/Transforms/Passes.h.inc"
 } // namespace mlir::amp
@@ -141,9 +150,10 @@ static SmallVector<int64_t, 4> getConvScalars(ConvOp conv) {
   return {strides[0], strides[1], dilations[0], dilations[1]};
 }
 
-/// The runtime call implementing `op`, or the reason there is none.
-static FailureOr<RuntimeCall> matchRuntimeCall(linalg::LinalgOp op,
-                                               std::string &why) {
+/// The runtime call implementing `op`, or the reason there is none. f32
+/// inputs have an entry point (f32 x f32 -> f32) only with `includeF32`.
+static FailureOr<RuntimeCall>
+matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
     why = "not two inputs and one output";
     return failure();
@@ -168,12 +178,13 @@ static FailureOr<RuntimeCall> matchRuntimeCall(linalg::LinalgOp op,
   Type in = types[0].getElementType();
   StringRef inName = getTypeName(in);
   StringRef outName = getTypeName(types[2].getElementType());
-  if (in != types[1].getElementType() || inName.empty() || inName == "f32") {
+  if (in != types[1].getElementType() || inName.empty() ||
+      (inName == "f32" && !includeF32)) {
     why = "no runtime entry point for inputs of these types";
     return failure();
   }
   // runtime/include/amp_rt.h: the output is f32 or the input type (no
-  // f16 -> bf16 or bf16 -> f16 entry points).
+  // f16 -> bf16, bf16 -> f16 or f32 -> f16/bf16 entry points).
   if (outName != "f32" && outName != inName) {
     llvm::raw_string_ostream os(why);
     os << "no runtime entry point for " << inName << " inputs and an "
@@ -272,16 +283,18 @@ void LowerToRuntimePass::runOnOperation() {
 
   uint64_t lowered = 0, left = 0;
   for (linalg::LinalgOp op : candidates) {
-    // f32 contractions are not Tensor Core work: never touched or counted.
+    // f32 contractions are not Tensor Core work: unless include-f32 asks
+    // for them, never touched or counted.
     Type in = getElementTypeOrSelf(op->getOperand(0).getType());
-    if (!in.isF16() && !in.isBF16()) {
+    if (!in.isF16() && !in.isBF16() && !(includeF32 && in.isF32())) {
       if (explain)
         op->emitRemark() << "amp-lower-to-runtime: left for the upstream "
-                            "lowering: inputs are not f16 / bf16";
+                            "lowering: inputs are not f16 / bf16"
+                         << (includeF32 ? " / f32" : "");
       continue;
     }
     std::string why;
-    FailureOr<RuntimeCall> call = matchRuntimeCall(op, why);
+    FailureOr<RuntimeCall> call = matchRuntimeCall(op, includeF32, why);
     if (failed(call)) {
       ++numLeft;
       ++left;
@@ -327,3 +340,77 @@ void LowerToRuntimePass::runOnOperation() {
   if (lowered == 0)
     markAllAnalysesPreserved();
 }
+
+//===----------------------------------------------------------------------===//
+// amp-fold-transposes-into-contractions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Replaces an input of a (batch_)matmul on tensors that is the result of a
+/// linalg.transpose swapping the two innermost dimensions by the transpose's
+/// input, read through the swapped indexing map.
+template <typename ContractionOp>
+struct FoldTransposeIntoContraction final
+    : public OpRewritePattern<ContractionOp> {
+  using OpRewritePattern<ContractionOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+    bool changed = false;
+    SmallVector<Value, 2> inputs(op.getInputs());
+    for (unsigned i = 0; i < 2; ++i) {
+      auto transpose = inputs[i].getDefiningOp<linalg::TransposeOp>();
+      if (!transpose || !isInnerSwap(transpose.getPermutation()) ||
+          maps[i].getNumResults() != transpose.getPermutation().size())
+        continue;
+      // The transpose's result at (.., a, b) is its input at (.., b, a).
+      SmallVector<AffineExpr> results(maps[i].getResults());
+      std::swap(results[results.size() - 2], results.back());
+      maps[i] =
+          AffineMap::get(maps[i].getNumDims(), 0, results, op.getContext());
+      inputs[i] = transpose.getInput();
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperands(0, 2, inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+
+private:
+  /// Whether `perm` is the identity except for its two last entries, swapped.
+  static bool isInnerSwap(ArrayRef<int64_t> perm) {
+    int64_t rank = perm.size();
+    if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+      return false;
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (perm[d] != d)
+        return false;
+    return true;
+  }
+};
+
+struct FoldTransposesIntoContractionsPass
+    : public amp::impl::FoldTransposesIntoContractionsPassBase<
+          FoldTransposesIntoContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldTransposeIntoContraction<linalg::MatmulOp>,
+                 FoldTransposeIntoContraction<linalg::BatchMatmulOp>>(
+        &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

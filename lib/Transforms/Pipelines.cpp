@@ -84,4 +84,5 @@ void mlir::amp::registerAmpPipelines() {
         explained.dotFunction = options.dotFunction;
         buildAmpPipeline(pm, explained);
       });
+  registerAmpLoweringPipelines();
 }

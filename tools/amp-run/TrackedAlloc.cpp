@@ -3,7 +3,9 @@
 // The lowered code allocates every buffer with `malloc` (or, after LLVM's
 // optimizations, `calloc` / `aligned_alloc`) and frees it with `free`. The
 // replacements below forward to the C library and keep a table from pointer
-// to size. The JIT-compiled code runs on one thread, so no locking.
+// to size. The JIT-compiled code of `amp-run --parallel` allocates on the
+// async runtime's worker threads too, so every access takes a lock
+// (uncontended: a few buffers per loop nest).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,17 +17,20 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 using namespace amp::run;
 
 namespace {
 struct Tracker {
+  std::mutex mutex;
   llvm::DenseMap<const void *, size_t> sizes;
   AllocStats stats;
 
   void add(void *ptr, size_t size) {
     if (!ptr)
       return;
+    std::lock_guard<std::mutex> lock(mutex);
     sizes[ptr] = size;
     stats.liveBytes += static_cast<int64_t>(size);
     stats.liveBuffers += 1;
@@ -34,11 +39,15 @@ struct Tracker {
       stats.peakBytes = stats.liveBytes;
   }
 
-  /// Forgets `ptr`; false if it was not handed out by the replacements.
+  /// Forgets `ptr`; false (and counted) if it was not handed out by the
+  /// replacements.
   bool remove(void *ptr) {
+    std::lock_guard<std::mutex> lock(mutex);
     auto it = sizes.find(ptr);
-    if (it == sizes.end())
+    if (it == sizes.end()) {
+      stats.foreignFrees += 1;
       return false;
+    }
     stats.liveBytes -= static_cast<int64_t>(it->second);
     stats.liveBuffers -= 1;
     sizes.erase(it);
@@ -81,22 +90,18 @@ static int ampRunPosixMemalign(void **out, size_t alignment, size_t size) {
 static void ampRunFree(void *ptr) {
   if (!ptr)
     return;
-  if (!tracker().remove(ptr)) {
-    // Not ours to free (e.g. a buffer of amp-run passed as an argument):
-    // count it and leak it rather than corrupt the heap.
-    tracker().stats.foreignFrees += 1;
+  // Not ours to free (e.g. a buffer of amp-run passed as an argument):
+  // counted and leaked rather than corrupt the heap.
+  if (!tracker().remove(ptr))
     return;
-  }
   std::free(ptr);
 }
 
 static void *ampRunRealloc(void *ptr, size_t size) {
   if (!ptr)
     return ampRunMalloc(size);
-  if (!tracker().remove(ptr)) {
-    tracker().stats.foreignFrees += 1;
+  if (!tracker().remove(ptr))
     return nullptr;
-  }
   void *result = std::realloc(ptr, size);
   tracker().add(result, size);
   return result;
@@ -120,13 +125,18 @@ void amp::run::registerTrackedAllocator(mlir::ExecutionEngine &engine) {
   });
 }
 
-AllocStats amp::run::allocStats() { return tracker().stats; }
+AllocStats amp::run::allocStats() {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  return tracker().stats;
+}
 
 void amp::run::resetPeak() {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
   tracker().stats.peakBytes = tracker().stats.liveBytes;
 }
 
 bool amp::run::isTrackedAllocation(const void *ptr) {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
   return tracker().sizes.count(ptr) != 0;
 }
 

@@ -3,8 +3,10 @@
 // Reads a module of upstream ops on tensors (what `amp-opt --amp` produces),
 // finds the training step and the evaluation function by their `amp.role`
 // attributes (docs/training-step.md), lowers the module in-process with the
-// pipeline of scripts/lower-to-llvm.sh, JIT-compiles it with MLIR's
-// ExecutionEngine and trains on a data set on the CPU. See docs/amp-run.md.
+// amp-lower-to-llvm pipeline (buildAmpLowerToLLVMPipeline, which
+// scripts/lower-to-llvm.sh runs through amp-opt), JIT-compiles it with
+// MLIR's ExecutionEngine and trains on a data set on the CPU. See
+// docs/amp-run.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,41 +41,22 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <dlfcn.h>
+#include <limits>
 #include <memory>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace amp::run;
 using llvm::StringRef;
 namespace cl = llvm::cl;
-
-/// The lowering of scripts/lower-to-llvm.sh, pass for pass, in the same order
-/// and with the same options, run on the module with implicit nesting as
-/// `mlir-opt --pass-a --pass-b ...` does. Keep the two in step: the script
-/// is what the integration tests run with mlir-runner, this is what amp-run
-/// JIT-compiles; test/Run/pipeline-in-step.test compares them.
-static constexpr StringRef kLoweringPipeline =
-    "convert-elementwise-to-linalg,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "canonicalize,"
-    "buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref,"
-    "convert-linalg-to-loops,"
-    "lower-affine,"
-    "expand-strided-metadata,"
-    "convert-scf-to-cf,"
-    "arith-expand,"
-    "convert-math-to-llvm,"
-    "convert-math-to-libm,"
-    "convert-arith-to-llvm,"
-    "convert-index-to-llvm,"
-    "finalize-memref-to-llvm,"
-    "convert-cf-to-llvm,"
-    "convert-func-to-llvm,"
-    "reconcile-unrealized-casts";
 
 //===----------------------------------------------------------------------===//
 // Options
@@ -147,11 +130,36 @@ static cl::opt<bool> lowerToRuntime(
              "low-precision matmuls and convolutions call libamp_rt "
              "(docs/tensor-cores.md)"),
     cl::cat(runCategory));
+static cl::opt<bool>
+    fastPipeline("fast",
+                 cl::desc("Lower with the fast pipeline, "
+                          "amp-lower-to-llvm{fast=true}: fused elementwise "
+                          "ops, every matmul and convolution (f32 too) in "
+                          "libamp_rt, vectorized loops (docs/lowering.md); "
+                          "implies --lower-to-runtime"),
+                 cl::cat(runCategory));
+static cl::opt<bool> parallelLoops(
+    "parallel",
+    cl::desc("Lower with amp-lower-to-llvm{parallel=true}: the loops that "
+             "stay run on all cores (async-parallel-for and MLIR's async "
+             "runtime, libmlir_async_runtime.so)"),
+    cl::cat(runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
-    cl::desc("libamp_rt to load with --lower-to-runtime (default: the one "
-             "of this build)"),
+    cl::desc("libamp_rt to load with --lower-to-runtime or --fast (default: "
+             "the one of this build)"),
     cl::value_desc("path"), cl::cat(runCategory));
+static cl::opt<int> benchSteps(
+    "bench-steps",
+    cl::desc("After training, time N more calls of the step on one batch "
+             "(results discarded) and print their median and minimum; "
+             "without --steps or --epochs, no training and no evaluation"),
+    cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string>
+    dumpObject("dump-object",
+               cl::desc("Write the JIT-compiled object file to this path "
+                        "(for objdump)"),
+               cl::value_desc("path"), cl::cat(runCategory));
 static cl::opt<bool>
     printPipeline("print-pipeline",
                   cl::desc("Print the lowering pipeline and exit"),
@@ -522,22 +530,21 @@ static llvm::Expected<Dataset> loadData(const Signature &step) {
   return data;
 }
 
-/// kLoweringPipeline, with amp-lower-to-runtime right after
-/// one-shot-bufferize under --lower-to-runtime (the first pass that sees
-/// memrefs; scripts/lower-to-llvm.sh --lower-to-runtime does the same).
-static std::string getLoweringPipeline() {
-  std::string pipeline = kLoweringPipeline.str();
-  if (!lowerToRuntime)
-    return pipeline;
-  size_t bufferize = pipeline.find("one-shot-bufferize");
-  size_t next = pipeline.find("},", bufferize);
-  if (bufferize == std::string::npos || next == std::string::npos)
-    return pipeline + ",amp-lower-to-runtime"; // fails the in-step test
-  pipeline.insert(next + 2, "amp-lower-to-runtime,");
-  return pipeline;
+/// Whether the lowered code calls libamp_rt.
+static bool usesRuntime() { return lowerToRuntime || fastPipeline; }
+
+/// Adds amp-lower-to-llvm with the options of the flags to `pm`:
+/// {runtime=true} under --lower-to-runtime, {fast=true} under --fast.
+/// scripts/lower-to-llvm.sh runs the same builder through amp-opt.
+static void buildLoweringPipeline(mlir::OpPassManager &pm) {
+  mlir::amp::AmpLowerToLLVMOptions options;
+  options.runtime = usesRuntime();
+  options.fast = fastPipeline;
+  options.parallel = parallelLoops;
+  mlir::amp::buildAmpLowerToLLVMPipeline(pm, options);
 }
 
-/// The libamp_rt that --lower-to-runtime loads.
+/// The libamp_rt that --lower-to-runtime and --fast load.
 static std::string getRuntimeLib() {
   if (!runtimeLib.empty())
     return runtimeLib;
@@ -548,14 +555,11 @@ static std::string getRuntimeLib() {
 #endif
 }
 
-/// Lowers `module` to the LLVM dialect with getLoweringPipeline().
+/// Lowers `module` to the LLVM dialect with buildLoweringPipeline().
 static llvm::Error lower(mlir::ModuleOp module) {
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName(),
                        mlir::OpPassManager::Nesting::Implicit);
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  if (failed(mlir::parsePassPipeline(getLoweringPipeline(), pm, os)))
-    return makeError("internal error: bad lowering pipeline: " + errors);
+  buildLoweringPipeline(pm);
   if (failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed (the pipeline of "
                      "scripts/lower-to-llvm.sh; see the diagnostics above)");
@@ -574,6 +578,77 @@ static llvm::Error lower(mlir::ModuleOp module) {
 
 static constexpr StringRef kCiface = "_mlir_ciface_";
 
+/// Prints what the runtime says about its CPU kernels, if it says anything:
+/// `const char *amp_rt_cpu_kernels(void)`, looked up in the already loaded
+/// library so that a runtime without it still works.
+static void printRuntimeKernels(const std::string &path) {
+  void *handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (!handle)
+    return;
+  using KernelsFn = const char *(*)();
+  auto kernels =
+      reinterpret_cast<KernelsFn>(dlsym(handle, "amp_rt_cpu_kernels"));
+  if (kernels)
+    if (const char *text = kernels())
+      llvm::errs() << "amp-run: runtime kernels: " << text << "\n";
+  dlclose(handle);
+}
+
+/// CPU time of the calling thread, in ms.
+static double threadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * ts.tv_nsec;
+}
+
+/// --bench-steps: one untimed call of the step on the first training batch,
+/// then N timed calls with the same arguments (the results are freed, never
+/// applied), so that every call does the same work. Returns the peak memory
+/// of one call, measured as the training loop does.
+static int64_t benchmarkStep(JitFunction &stepCall,
+                             llvm::ArrayRef<HostTensor *> stepArgs,
+                             const Dataset &data, llvm::ArrayRef<int64_t> rows,
+                             HostTensor &input, HostTensor &label) {
+  fillBatch(data, rows, 0, input, &label);
+  std::vector<double> ms, cpuMs;
+  int64_t peakBytes = 0;
+  for (int i = 0; i <= benchSteps; ++i) {
+    AllocStats before = allocStats();
+    resetPeak();
+    Stopwatch watch;
+    double cpu = threadCpuMs();
+    stepCall.call(stepArgs);
+    double t = watch.ms();
+    cpu = threadCpuMs() - cpu;
+    peakBytes = std::max(peakBytes, allocStats().peakBytes - before.liveBytes);
+    stepCall.freeResults();
+    if (i > 0) {
+      ms.push_back(t);
+      cpuMs.push_back(cpu);
+    }
+  }
+  auto median = [](std::vector<double> &v) {
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  double wall = median(ms), cpu = median(cpuMs);
+  double batch = static_cast<double>(input.spec.shape[0]);
+  llvm::outs() << llvm::format(
+      "step time: median %.3f ms, min %.3f ms over %zu steps; %.1f "
+      "samples/s\n",
+      wall, ms.front(), ms.size(), 1000.0 * batch / wall);
+  // The calling thread's CPU time: what the compiled loops cost without the
+  // time other processes took the core away (the runtime's worker threads
+  // are not counted).
+  if (timing)
+    llvm::errs() << llvm::format(
+        "amp-run: step cpu time of the calling thread: median %.3f ms, min "
+        "%.3f ms\n",
+        cpu, cpuMs.front());
+  return peakBytes;
+}
+
 static llvm::Error run() {
   Stopwatch total;
   if (epochs < 0 || steps < 0)
@@ -586,6 +661,8 @@ static llvm::Error run() {
     return makeError("--test-fraction must be in [0, 1)");
   if (optLevel > 3)
     return makeError("--opt-level must be 0, 1, 2 or 3");
+  if (benchSteps < 0)
+    return makeError("--bench-steps must not be negative");
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -689,14 +766,23 @@ static llvm::Error run() {
        {"libmlir_c_runner_utils.so", "libmlir_float16_utils.so"})
     if (llvm::sys::fs::exists(AMP_RUN_MLIR_LIB_DIR "/" + lib.str()))
       libs.push_back(AMP_RUN_MLIR_LIB_DIR "/" + lib.str());
+  // The thread pool that --parallel's async.execute regions run on.
+  if (parallelLoops)
+    libs.push_back(AMP_RUN_MLIR_LIB_DIR "/libmlir_async_runtime.so");
 #endif
-  if (lowerToRuntime) {
-    std::string rt = getRuntimeLib();
+  std::string rt;
+  if (usesRuntime()) {
+    rt = getRuntimeLib();
     if (!llvm::sys::fs::exists(rt))
       return makeError("runtime library '" + rt +
                        "' not found (build libamp_rt, or pass "
                        "--runtime-lib=PATH)");
     libs.push_back(rt);
+    // OpenBLAS (under libamp_rt's CPU backend) reads OPENBLAS_CORETYPE once,
+    // when it is loaded, and then uses that core's kernels instead of the
+    // ones it detects: an inherited OPENBLAS_CORETYPE=Haswell halves sgemm
+    // on Zen 5. The JIT loads libamp_rt below; drop the variable first.
+    unsetenv("OPENBLAS_CORETYPE");
   }
   for (const std::string &lib : libs)
     if (!llvm::sys::fs::exists(lib))
@@ -709,9 +795,12 @@ static llvm::Error run() {
   options.sharedLibPaths = libRefs;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
+  options.enableObjectDump = !dumpObject.empty();
   auto engine = mlir::ExecutionEngine::create(*module, options, std::move(*tm));
   if (!engine)
     return engine.takeError();
+  if (timing && !rt.empty())
+    printRuntimeKernels(rt);
   registerTrackedAllocator(**engine);
   (*engine)->initialize();
   auto stepPacked = (*engine)->lookupPacked((kCiface + step->name).str());
@@ -728,6 +817,8 @@ static llvm::Error run() {
     evalCall.emplace(*eval, *packed);
   }
   double jitMs = jitting.ms();
+  if (!dumpObject.empty())
+    (*engine)->dumpToObjectFile(dumpObject);
 
   // State.
   std::vector<std::unique_ptr<HostTensor>> state;
@@ -754,8 +845,11 @@ static llvm::Error run() {
 
   int64_t batch = step->batchSize();
   int64_t stepsPerEpoch = static_cast<int64_t>(split.train.size()) / batch;
-  int64_t totalSteps = steps > 0 ? static_cast<int64_t>(steps)
-                                 : stepsPerEpoch * std::max(1, +epochs);
+  // --bench-steps alone: no training, only the timed steps.
+  bool benchOnly = benchSteps > 0 && steps == 0 && epochs == 0;
+  int64_t totalSteps = steps > 0   ? static_cast<int64_t>(steps)
+                       : benchOnly ? 0
+                                   : stepsPerEpoch * std::max(1, +epochs);
   if (!quiet) {
     llvm::outs() << "step function @" << step->name << ": " << step->args.size()
                  << " arguments, " << step->results.size()
@@ -888,7 +982,7 @@ static llvm::Error run() {
 
   // Evaluate.
   Stopwatch evaluating;
-  if (eval && !split.test.empty()) {
+  if (eval && !split.test.empty() && !benchOnly) {
     HostTensor evalInput(eval->args[eval->input].spec);
     llvm::SmallVector<HostTensor *, 16> evalArgs;
     for (size_t i = 0, k = 0; i < eval->args.size(); ++i)
@@ -929,6 +1023,10 @@ static llvm::Error run() {
   }
   double evalMs = evaluating.ms();
 
+  if (benchSteps > 0)
+    peakBytes = std::max(peakBytes, benchmarkStep(stepCall, stepArgs, data,
+                                                  split.train, input, label));
+
   llvm::outs() << "peak memory " << peakBytes << " bytes\n";
   llvm::outs().flush();
   AllocStats finalStats = allocStats();
@@ -943,13 +1041,22 @@ static llvm::Error run() {
     llvm::errs() << llvm::format(
         "amp-run: time: lowering %.1f ms, JIT %.1f ms, training %.1f ms "
         "(%.1f us/step), eval %.1f ms, total %.1f ms\n",
-        loweringMs, jitMs, trainMs, 1000.0 * trainMs / totalSteps, evalMs,
-        total.ms());
+        loweringMs, jitMs, trainMs,
+        totalSteps ? 1000.0 * trainMs / totalSteps : 0.0, evalMs, total.ms());
   return llvm::Error::success();
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // A step allocates and frees the same large buffers every call. By
+  // default glibc maps each one afresh (and unmaps it on free), so every step
+  // page-faults and zeroes all of its memory again: 30-60% of the MLP step's
+  // time. Keep freed memory in the heap instead, as frameworks' caching
+  // allocators do (32 MiB is the largest threshold glibc accepts).
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerAllPasses();
@@ -960,7 +1067,12 @@ int main(int argc, char **argv) {
       "amp-run: JIT-compile a training step (amp.role ABI, "
       "docs/training-step.md) and train with it on the CPU\n");
   if (printPipeline) {
-    llvm::outs() << "builtin.module(" << getLoweringPipeline() << ")\n";
+    mlir::MLIRContext context;
+    mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName(),
+                         mlir::OpPassManager::Nesting::Implicit);
+    buildLoweringPipeline(pm);
+    pm.printAsTextualPipeline(llvm::outs());
+    llvm::outs() << "\n";
     return 0;
   }
   if (llvm::Error err = run()) {

@@ -94,8 +94,41 @@ CastOptimizationStats optimizeCasts(Operation *root);
 /// Prints `stats` to stderr as amp-optimize-casts{stats=true} does.
 void printCastOptimizationStats(const CastOptimizationStats &stats);
 
-/// Registers the `amp` and `amp-explain` pass pipelines.
+/// Registers the `amp` and `amp-explain` pass pipelines, and the lowering
+/// pipelines of registerAmpLoweringPipelines().
 void registerAmpPipelines();
+
+/// Options of the lowering to the LLVM dialect (`--amp-lower-to-llvm`).
+struct AmpLowerToLLVMOptions
+    : public PassPipelineOptions<AmpLowerToLLVMOptions> {
+  PassOptions::Option<bool> runtime{
+      *this, "runtime",
+      llvm::cl::desc("Run amp-lower-to-runtime after bufferization: f16 / "
+                     "bf16 matmuls and convolutions call libamp_rt"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> fast{
+      *this, "fast",
+      llvm::cl::desc("The fast pipeline (implies runtime): elementwise "
+                     "fusion, every matmul / convolution (f32 too) in "
+                     "libamp_rt, vectorized loops"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the parallel dimensions of the loops that stay on "
+                     "all cores (async-parallel-for; the lowered code then "
+                     "needs libmlir_async_runtime)"),
+      llvm::cl::init(false)};
+};
+
+/// Adds the lowering of a module of func / arith / math / tensor / linalg /
+/// scf ops on static tensors to the LLVM dialect to `pm` (a module pass
+/// manager): the reference pipeline by default, the fast one with `fast`.
+/// docs/lowering.md lists the passes.
+void buildAmpLowerToLLVMPipeline(OpPassManager &pm,
+                                 const AmpLowerToLLVMOptions &options);
+
+/// Registers the `amp-lower-to-llvm` pass pipeline.
+void registerAmpLoweringPipelines();
 
 //===----------------------------------------------------------------------===//
 // Registration

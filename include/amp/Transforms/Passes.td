@@ -391,8 +391,8 @@ def PadForTensorCoresPass
 }
 
 def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Lower low-precision matmuls and convolutions on memrefs to "
-                "libamp_rt calls";
+  let summary = "Lower low-precision (optionally also f32) matmuls and "
+                "convolutions on memrefs to libamp_rt calls";
   let description = [{
     Runs after bufferization. Every `linalg.matmul`, `linalg.batch_matmul`,
     `linalg.conv_2d_nhwc_hwcf` and `linalg.conv_2d_nchw_fchw` on memrefs
@@ -414,6 +414,14 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     inputs, other ops, other indexing maps such as broadcasts, non-strided
     layouts, tensors) is left for the upstream lowering; with `explain` a
     remark says why.
+
+    With `include-f32=true`, f32 x f32 -> f32 contractions are lowered too,
+    to `@amp_rt_matmul_f32_f32`, `@amp_rt_batch_matmul_f32_f32`,
+    `@amp_rt_conv2d_nhwc_hwcf_f32_f32` and `@amp_rt_conv2d_nchw_fchw_f32_f32`
+    (same signatures and accumulate semantics). The fast lowering pipeline
+    (`amp-lower-to-llvm{fast=true}`) sets it, so that an f32 program and its
+    AMP version run their contractions in the same library and their step
+    times compare fairly. Mixed f32 / f16 / bf16 operands are never lowered.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x10xf16>)
@@ -437,6 +445,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
   let options = [
+    Option<"includeF32", "include-f32", "bool", /*default=*/"false",
+           "Also lower f32 x f32 -> f32 contractions (to the _f32_f32 entry "
+           "points), so that an f32 program and its AMP version call the "
+           "same library">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark for every candidate op: lowered, or why not">,
     Option<"printStats", "stats", "bool", /*default=*/"false",
@@ -449,6 +461,90 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     Statistic<"numLeft", "ops-left",
               "Low-precision contractions left for the upstream lowering">,
   ];
+}
+
+def FuseElementwisePass : Pass<"amp-fuse-elementwise"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops on tensors, "
+                "keeping named contractions named";
+  let description = [{
+    Upstream's elementwise fusion (`linalg::populateElementwiseOpsFusionPatterns`:
+    producer-into-consumer fusion of elementwise `linalg.generic`s, splat
+    constants and fills folded into the bodies, unused operands dropped),
+    restricted so that the result stays a program `amp-lower-to-runtime`
+    can map onto libamp_rt:
+
+    * the consumer is a `linalg.generic`: an elementwise producer (e.g. an
+      AMP cast) is never fused into a `linalg.matmul` or a convolution, which
+      would turn it into a generic contraction;
+    * the producer has one use, so no work is duplicated;
+    * no reshape propagation: upstream's `linalg-fuse-elementwise-ops` also
+      folds `tensor.expand_shape` / `collapse_shape` into linalg ops by
+      expanding their iteration spaces, which rewrites the attention
+      projections of a transformer (a matmul between reshapes) into
+      5-D `linalg.generic` contractions that then run as scalar loops.
+
+    The fast lowering pipeline (`amp-lower-to-llvm{fast=true}`) runs it
+    right after `convert-elementwise-to-linalg`, so that an AMP cast, a bias
+    add and an activation become one loop nest with no buffer between them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ApproximateMathPass : Pass<"amp-approximate-math"> {
+  let summary = "Replace tanh / exp / log / erf by MLIR's polynomial "
+                "approximations, which LLVM vectorizes";
+  let description = [{
+    `convert-math-to-llvm` / `convert-math-to-libm` lower `math.tanh`,
+    `math.erf`, `math.expm1`, ... to scalar libm calls and `math.exp` /
+    `math.log` to LLVM intrinsics that the x86 backend also expands to libm
+    calls (no vector math library in the JIT): a loop with one of them is
+    never vectorized and pays a call per element. This pass rewrites them
+    with upstream's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`, the ones IREE's CPU
+    backend uses; a few ulp from libm) into plain `arith` ops on f32, which
+    the loop vectorizer handles; f16 / bf16 math ops are computed in f32
+    first (`populateMathF32ExpansionPatterns`). The fast lowering pipeline
+    runs it; the reference pipeline keeps libm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FoldTransposesIntoContractionsPass
+    : Pass<"amp-fold-transposes-into-contractions"> {
+  let summary = "Read transposed matmul operands through indexing maps "
+                "instead of a linalg.transpose";
+  let description = [{
+    On tensors, a `linalg.transpose` (permutation [1, 0]) feeding an input of
+    `linalg.matmul`, or one (permutation [0, 2, 1]) feeding an input of
+    `linalg.batch_matmul`, is folded into the contraction's
+    `indexing_maps`: the contraction reads the untransposed tensor. The
+    transpose disappears once it has no other use. The backward pass of a
+    training step transposes activations and weights for every weight
+    gradient; after this pass `amp-lower-to-runtime` passes them to
+    libamp_rt with transA / transB set instead of materializing them with
+    strided loops. The fast lowering pipeline (`amp-lower-to-llvm{fast=true}`)
+    runs it before bufferization.
+
+    ```mlir
+    %t = linalg.transpose ins(%x : tensor<512x2048xf32>)
+           outs(%e : tensor<2048x512xf32>) permutation = [1, 0]
+    %r = linalg.matmul ins(%t, %g : tensor<2048x512xf32>, tensor<512x16xf32>)
+           outs(%z : tensor<2048x16xf32>) -> tensor<2048x16xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                        affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+           ins(%x, %g : tensor<512x2048xf32>, tensor<512x16xf32>)
+           outs(%z : tensor<2048x16xf32>) -> tensor<2048x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def ReportSnapshotPass : Pass<"amp-report-snapshot", "::mlir::ModuleOp"> {

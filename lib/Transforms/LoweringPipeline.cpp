@@ -1,0 +1,179 @@
+//===- LoweringPipeline.cpp - The amp-lower-to-llvm pipeline --------------===//
+//
+// The one lowering of amp-opt's programs (func / arith / math / tensor /
+// linalg / scf on static tensors) to the LLVM dialect, used by amp-run (in
+// process, through buildAmpLowerToLLVMPipeline) and by
+// scripts/lower-to-llvm.sh (through amp-opt --amp-lower-to-llvm). See
+// docs/lowering.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Async/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_APPROXIMATEMATHPASS
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// The math functions amp-approximate-math rewrites (operation names).
+static bool isApproximated(StringRef name) {
+  return llvm::is_contained({"math.tanh", "math.exp", "math.expm1", "math.log",
+                             "math.log1p", "math.log2", "math.erf"},
+                            name);
+}
+
+namespace {
+
+/// amp-fuse-elementwise: upstream's elementwise fusion without reshape
+/// propagation, never into a named op.
+struct FuseElementwisePass
+    : public amp::impl::FuseElementwisePassBase<FuseElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    // Fuse a single-use producer into a linalg.generic consumer only: never
+    // into a named contraction or convolution (amp-lower-to-runtime's ops).
+    linalg::ControlFusionFn control = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() &&
+             isa<linalg::GenericOp>(fused->getOwner());
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(
+            getOperation(), std::move(patterns),
+            GreedyRewriteConfig().setUseTopDownTraversal())))
+      return signalPassFailure();
+  }
+};
+
+/// amp-approximate-math: upstream's polynomial approximations of the
+/// functions isApproximated() names, in f32.
+struct ApproximateMathPass
+    : public amp::impl::ApproximateMathPassBase<ApproximateMathPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathF32ExpansionPatterns(patterns, isApproximated);
+    populateMathPolynomialApproximationPatterns(patterns, isApproximated);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::amp::buildAmpLowerToLLVMPipeline(
+    OpPassManager &pm, const AmpLowerToLLVMOptions &options) {
+  bool fast = options.fast;
+  bool runtime = options.runtime || fast;
+
+  // Tensors. arith / math ops on whole tensors (AMP's casts) become
+  // linalg.generic; the fast variant then fuses chains of elementwise
+  // generics into one loop nest, so that no buffer is allocated between
+  // them, folds splat constants into the bodies, and lets contractions read
+  // transposed operands in place.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  if (fast) {
+    pm.addPass(createFuseElementwisePass());
+    pm.addPass(createFoldTransposesIntoContractionsPass());
+    // No CSE here: it would merge the equal `linalg.fill`s that initialize
+    // two contractions, and bufferization would then copy the shared one.
+    pm.addPass(createCanonicalizerPass());
+  }
+
+  // Buffers.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (runtime) {
+    LowerToRuntimePassOptions lowerOptions;
+    lowerOptions.includeF32 = fast;
+    pm.addPass(createLowerToRuntimePass(lowerOptions));
+  }
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Loops. expand-strided-metadata emits affine.apply for the offsets and
+  // sizes of subviews and reshapes, so it runs before lower-affine.
+  if (options.parallel) {
+    pm.addPass(createConvertLinalgToParallelLoopsPass());
+    AsyncParallelForPassOptions parallelFor;
+    parallelFor.asyncDispatch = true;
+    parallelFor.numWorkerThreads = -1; // asked from the runtime
+    parallelFor.minTaskSize = 1 << 14;
+    pm.addPass(createAsyncParallelForPass(parallelFor));
+    pm.addPass(createAsyncToAsyncRuntimePass());
+    pm.addPass(createAsyncRuntimeRefCountingPass());
+    pm.addPass(createAsyncRuntimeRefCountingOptPass());
+    pm.addPass(createCanonicalizerPass());
+  } else {
+    pm.addPass(createConvertLinalgToLoopsPass());
+  }
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  if (options.parallel)
+    pm.addPass(createConvertAsyncToLLVMPass());
+
+  // LLVM.
+  if (fast)
+    pm.addPass(createApproximateMathPass());
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::amp::registerAmpLoweringPipelines() {
+  PassPipelineRegistration<AmpLowerToLLVMOptions>(
+      "amp-lower-to-llvm",
+      "Lower func / arith / math / tensor / linalg / scf on static tensors to "
+      "the LLVM dialect (runtime: f16 / bf16 contractions call libamp_rt; "
+      "fast: the pipeline of amp-run --fast, with fused loops that LLVM "
+      "vectorizes and every contraction in libamp_rt)",
+      buildAmpLowerToLLVMPipeline);
+}

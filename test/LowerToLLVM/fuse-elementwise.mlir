@@ -1,0 +1,98 @@
+// amp-fuse-elementwise: chains of elementwise generics on tensors become one
+// generic (an AMP cast, a bias add and a relu: one loop nest, no
+// intermediate buffer), splat constants and fills become scalars, but named
+// contractions stay named for amp-lower-to-runtime.
+// RUN: amp-opt %s --split-input-file --convert-elementwise-to-linalg \
+// RUN:   --amp-fuse-elementwise | FileCheck %s
+
+// The matmul's f32 result is cast to bf16, the bias added and relu applied:
+// three generics (and a splat constant) become one.
+// CHECK-LABEL: func.func @cast_bias_relu
+// CHECK:         %[[MM:.+]] = linalg.matmul
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[MM]], %{{.+}} : tensor<8x16xf32>, tensor<16xbf16>)
+// CHECK:           arith.truncf
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @cast_bias_relu(%x: tensor<8x32xbf16>, %w: tensor<32x16xbf16>, %b: tensor<16xbf16>) -> tensor<8x16xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%fill : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %cast = arith.truncf %mm : tensor<8x16xf32> to tensor<8x16xbf16>
+  %e1 = tensor.empty() : tensor<8x16xbf16>
+  %biased = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%cast, %b : tensor<8x16xbf16>, tensor<16xbf16>) outs(%e1 : tensor<8x16xbf16>) {
+  ^bb0(%in: bf16, %bias: bf16, %out: bf16):
+    %s = arith.addf %in, %bias : bf16
+    linalg.yield %s : bf16
+  } -> tensor<8x16xbf16>
+  %zeros = arith.constant dense<0.0> : tensor<8x16xbf16>
+  %relu = arith.maximumf %biased, %zeros : tensor<8x16xbf16>
+  return %relu : tensor<8x16xbf16>
+}
+
+// -----
+
+// An elementwise producer (the cast of the weights) is not fused into the
+// matmul that consumes it: the matmul must stay a linalg.matmul.
+// CHECK-LABEL: func.func @not_into_contractions
+// CHECK:         %[[W:.+]] = linalg.generic
+// CHECK:           arith.truncf
+// CHECK:         linalg.matmul ins(%{{.+}}, %[[W]] : tensor<8x32xbf16>, tensor<32x16xbf16>)
+// CHECK:         %[[I:.+]] = linalg.generic
+// CHECK:           arith.truncf
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[I]], %{{.+}} : tensor<1x6x6x3xbf16>, tensor<3x3x3x4xbf16>)
+func.func @not_into_contractions(%x: tensor<8x32xbf16>, %w: tensor<32x16xf32>, %c: tensor<8x16xf32>,
+                                 %i: tensor<1x6x6x3xf32>, %f: tensor<3x3x3x4xbf16>, %o: tensor<1x4x4x4xf32>) -> (tensor<8x16xf32>, tensor<1x4x4x4xf32>) {
+  %wl = arith.truncf %w : tensor<32x16xf32> to tensor<32x16xbf16>
+  %r = linalg.matmul ins(%x, %wl : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %il = arith.truncf %i : tensor<1x6x6x3xf32> to tensor<1x6x6x3xbf16>
+  %q = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+         ins(%il, %f : tensor<1x6x6x3xbf16>, tensor<3x3x3x4xbf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %r, %q : tensor<8x16xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// No reshape propagation: a matmul between reshapes (a transformer's
+// attention projection) stays a 2-D linalg.matmul (upstream's
+// linalg-fuse-elementwise-ops turns it into a 4-D generic contraction).
+// CHECK-LABEL: func.func @projection
+// CHECK:         tensor.collapse_shape
+// CHECK:         %[[P:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x64xf32>)
+// CHECK:         tensor.expand_shape %[[P]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-NOT:     "reduction"
+func.func @projection(%x: tensor<2x16x64xf32>, %w: tensor<64x64xf32>, %c: tensor<32x64xf32>) -> tensor<2x16x4x16xf32> {
+  %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x16x64xf32> into tensor<32x64xf32>
+  %p = linalg.matmul ins(%flat, %w : tensor<32x64xf32>, tensor<64x64xf32>) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %heads = tensor.expand_shape %p [[0, 1], [2, 3]] output_shape [2, 16, 4, 16] : tensor<32x64xf32> into tensor<2x16x4x16xf32>
+  %r = math.tanh %heads : tensor<2x16x4x16xf32>
+  return %r : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+// A producer with two uses is not fused (that would compute it twice).
+// CHECK-LABEL: func.func @two_uses
+// CHECK:         %[[Z:.+]] = linalg.generic
+// CHECK:           arith.addf
+// CHECK:         %[[A:.+]] = linalg.generic {{.*}} ins(%[[Z]]
+// CHECK:           arith.maximumf
+// CHECK:         %[[M:.+]] = linalg.generic {{.*}} ins(%[[Z]]
+// CHECK:           arith.mulf
+// CHECK:         return %[[A]], %[[M]]
+func.func @two_uses(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %z = arith.addf %x, %y : tensor<64xf32>
+  %a = arith.maximumf %z, %y : tensor<64xf32>
+  %m = arith.mulf %z, %x : tensor<64xf32>
+  return %a, %m : tensor<64xf32>, tensor<64xf32>
+}
