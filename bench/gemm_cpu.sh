@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# amp_rt cpu GEMM (f16 and bf16 inputs, f32 accumulation) vs OpenBLAS
-# cblas_sgemm on the same shapes, in one run (bench/gemm_cpu.cpp).
+# GEMM: libamp_rt (bf16 -> f32, f32, f16 -> f32) against OpenBLAS
+# cblas_sgemm and oneDNN's f32 and bf16 matmuls, side by side in one run
+# (bench/gemm_cpu.cpp), plus torch.mm when torch imports.
 #
-#   bench/gemm_cpu.sh [--quick] [--min-time=SECONDS]
+#   bench/gemm_cpu.sh [--quick] [--min-time=S] [--min-rounds=N] [--gap=S]
+#                     [--shapes=MxNxK,...]
 #
-# OPENBLAS_NUM_THREADS (default: all cores) sets the threads of OpenBLAS and
-# of amp_rt's conversion pool alike, so both sides use the same cores.
-# AMP_BUILD_DIR selects the build directory (default: build).
+# BENCH_THREADS (default 2), AMP_BUILD_DIR (default build); never inherits
+# OPENBLAS_CORETYPE (bench/bench_env.sh). docs/performance.md explains the
+# columns and the goals.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${AMP_BUILD_DIR:-build}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+bench_build amp-bench-gemm-cpu
 bin="$build/bin/amp-bench-gemm-cpu"
-if [ ! -x "$bin" ] || [ -f "$build/build.ninja" ]; then
-  ninja -C "$build" amp-bench-gemm-cpu >/dev/null
+torch_args=()
+if bench_have_torch 2> /dev/null; then
+  tmp=$(mktemp)
+  trap 'rm -f "$tmp"' EXIT
+  mapfile -t shapes < <("$bin" --list-shapes "$@")
+  bench_run python3 "$root/bench/torch_bench.py" gemm --threads "$threads" \
+    "${shapes[@]}" > "$tmp"
+  torch_args=(--torch-results="$tmp")
+else
+  torch_args=(--torch-note="torch not installed")
 fi
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$(nproc)}
-export AMP_RT_BACKEND=cpu
-echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-     "$(nproc) cores visible"
-exec "$bin" "$@"
+bench_run "$bin" "${torch_args[@]}" "$@"

@@ -309,7 +309,8 @@ def compile_to_shared_library(mlir_file, work, tag, llvm_bin):
     obj = os.path.join(work, tag + ".o")
     lib = os.path.join(work, tag + ".so")
     env = dict(os.environ)
-    env.setdefault("MLIR_OPT", os.path.join(llvm_bin, "mlir-opt"))
+    # lower-to-llvm.sh runs amp-opt's amp-lower-to-llvm pipeline.
+    env.setdefault("AMP_OPT", os.path.join(REPO, "build", "bin", "amp-opt"))
     with open(llvm_dialect, "w") as out:
         r = subprocess.run(
             [os.path.join(REPO, "scripts", "lower-to-llvm.sh"), mlir_file,
