@@ -1,0 +1,455 @@
+//===- conv_cpu.cpp - amp_rt cpu convolutions vs oneDNN: resnet18 layers --===//
+//
+// The convolution shapes of resnet18 (224x224 input, batch 8 by default), in
+// NHWC (filter RSCK: linalg conv_2d_nhwc_hwcf, what tools/gen-model.py
+// emits) and NCHW (filter KCRS: linalg conv_2d_nchw_fchw, what torch
+// exports), in all three directions, f32 output, beta = 0:
+//
+//   amp-bf16   amp_rt_conv2d_{forward,backward_data,backward_filter}, BF16 in
+//   amp-f32    the same with F32 in (n/a while the runtime lacks it)
+//   dnnl-bf16  oneDNN convolution, bf16 in, f32 out, every operand in the
+//              layout oneDNN prefers (format_tag::any; primitive created and
+//              inputs reordered once per shape, outside the timed loop, so
+//              this is oneDNN's kernel alone); n/a where oneDNN has no bf16
+//              convolution or only its reference one
+//   dnnl-f32   the same in f32
+//
+// All variants of one layer and layout (twelve: 4 x 3 directions) are timed
+// interleaved, best sample of each (bench_util.h). GF/s = 2*N*K*P*Q*C*R*S
+// per direction; the "network" row sums count x time over the layers (the
+// backward-data total leaves out conv1, whose input needs no gradient).
+//
+// Usage: amp-bench-conv-cpu [--quick] [--batch=N] [--layouts=nhwc,nchw]
+//                           [--min-time=S] [--min-rounds=N] [--gap=S]
+//                           [--stable-rounds=N] [--max-rounds=N]
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench_util.h"
+
+#include <memory>
+#include <unordered_map>
+
+using namespace ampbench;
+
+namespace {
+
+struct Layer {
+  const char *name;
+  int64_t C, K, H, R, stride, pad;
+  int count; // occurrences in resnet18
+};
+
+// resnet18 at 224x224: conv1, then per stage the 3x3 convs (the first of
+// stages 2-4 strided) and the strided 1x1 downsample of the shortcut.
+const Layer kResnet18[] = {
+    {"conv1 7x7/2 3>64 @224", 3, 64, 224, 7, 2, 3, 1},
+    {"3x3 64>64 @56", 64, 64, 56, 3, 1, 1, 4},
+    {"3x3/2 64>128 @56", 64, 128, 56, 3, 2, 1, 1},
+    {"1x1/2 64>128 @56", 64, 128, 56, 1, 2, 0, 1},
+    {"3x3 128>128 @28", 128, 128, 28, 3, 1, 1, 3},
+    {"3x3/2 128>256 @28", 128, 256, 28, 3, 2, 1, 1},
+    {"1x1/2 128>256 @28", 128, 256, 28, 1, 2, 0, 1},
+    {"3x3 256>256 @14", 256, 256, 14, 3, 1, 1, 3},
+    {"3x3/2 256>512 @14", 256, 512, 14, 3, 2, 1, 1},
+    {"1x1/2 256>512 @14", 256, 512, 14, 1, 2, 0, 1},
+    {"3x3 512>512 @7", 512, 512, 7, 3, 1, 1, 3},
+};
+
+enum Dir { Fwd = 0, BwdData = 1, BwdFilter = 2 };
+const char *kDirName[3] = {"forward", "backward-data", "backward-filter"};
+enum Impl { AmpBf16 = 0, AmpF32 = 1, DnnlBf16 = 2, DnnlF32 = 3 };
+const char *kImplName[4] = {"amp-bf16", "amp-f32", "dnnl-bf16", "dnnl-f32"};
+
+/// One oneDNN convolution primitive in one direction, with every operand in
+/// the layout the primitive prefers (format_tag::any, usually blocked): the
+/// plain inputs are reordered into it once at setup, so run() times
+/// oneDNN's kernel alone, an upper bound for a library that takes plain
+/// tensors. check() reorders the output back into the caller's plain
+/// tensor (outside the timed loop).
+struct DnnlConv {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::primitive prim;
+  std::unordered_map<int, dnnl::memory> args;
+  dnnl::memory outInner, outUser;
+  std::string impl;
+
+  /// in/out pointers: x, w, y for forward; dy, w, dx for backward data;
+  /// x, dy, dw for backward filter (outputs f32).
+  std::string init(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q, Dir dir,
+                   bool bf16, void *p0, void *p1, float *out) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    using dnnl::memory;
+    dt in = bf16 ? dt::bf16 : dt::f32;
+    bool nhwc = d.layout == AMP_RT_NHWC;
+    tag act = nhwc ? tag::nhwc : tag::nchw;
+    tag wt = nhwc ? tag::hwio : tag::oihw;
+    memory::dims xd = {d.N, d.C, d.H, d.W}, wd = {d.K, d.C, d.R, d.S},
+                 yd = {d.N, d.K, P, Q}, strides = {d.stride_h, d.stride_w},
+                 pl = {d.pad_h, d.pad_w};
+    // Right padding as oneDNN wants it: what makes the output P x Q.
+    memory::dims pr = {(P - 1) * d.stride_h + d.R - d.H - d.pad_h,
+                       (Q - 1) * d.stride_w + d.S - d.W - d.pad_w};
+    auto algo = dnnl::algorithm::convolution_direct;
+    // Operand i: user (plain) desc, pointer, oneDNN argument.
+    memory::desc user[3];
+    void *ptr[3] = {p0, p1, out};
+    int arg[3];
+    memory::desc inner[3];
+    try {
+      memory::desc xIn(xd, in, tag::any), wIn(wd, in, tag::any),
+          yIn(yd, in, tag::any);
+      memory::desc xOut(xd, dt::f32, tag::any), wOut(wd, dt::f32, tag::any),
+          yOut(yd, dt::f32, tag::any);
+      memory::desc xU(xd, in, act), wU(wd, in, wt), yU(yd, in, act);
+      auto fwdDesc = [&](const memory::desc &y) {
+        return dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_training, algo, xIn, wIn, y, strides, pl,
+            pr);
+      };
+      if (dir == Fwd) {
+        dnnl::convolution_forward::primitive_desc pd(fwdDesc(yOut), eng);
+        impl = pd.impl_info_str();
+        prim = dnnl::convolution_forward(pd);
+        user[0] = xU, user[1] = wU, user[2] = memory::desc(yd, dt::f32, act);
+        inner[0] = pd.src_desc(), inner[1] = pd.weights_desc(),
+        inner[2] = pd.dst_desc();
+        arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_WEIGHTS, arg[2] = DNNL_ARG_DST;
+      } else {
+        dnnl::convolution_forward::primitive_desc hint(fwdDesc(yIn), eng);
+        if (dir == BwdData) {
+          dnnl::convolution_backward_data::primitive_desc pd(
+              dnnl::convolution_backward_data::desc(algo, xOut, wIn, yIn,
+                                                    strides, pl, pr),
+              eng, hint);
+          impl = pd.impl_info_str();
+          prim = dnnl::convolution_backward_data(pd);
+          user[0] = yU, user[1] = wU, user[2] = memory::desc(xd, dt::f32, act);
+          inner[0] = pd.diff_dst_desc(), inner[1] = pd.weights_desc(),
+          inner[2] = pd.diff_src_desc();
+          arg[0] = DNNL_ARG_DIFF_DST, arg[1] = DNNL_ARG_WEIGHTS,
+          arg[2] = DNNL_ARG_DIFF_SRC;
+        } else {
+          dnnl::convolution_backward_weights::primitive_desc pd(
+              dnnl::convolution_backward_weights::desc(algo, xIn, wOut, yIn,
+                                                       strides, pl, pr),
+              eng, hint);
+          impl = pd.impl_info_str();
+          prim = dnnl::convolution_backward_weights(pd);
+          user[0] = xU, user[1] = yU, user[2] = memory::desc(wd, dt::f32, wt);
+          inner[0] = pd.src_desc(), inner[1] = pd.diff_dst_desc(),
+          inner[2] = pd.diff_weights_desc();
+          arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_DIFF_DST,
+          arg[2] = DNNL_ARG_DIFF_WEIGHTS;
+        }
+      }
+      if (impl.rfind("ref", 0) == 0)
+        return "only oneDNN's reference convolution (" + impl + ")";
+      for (int i = 0; i < 3; ++i) {
+        memory u(user[i], eng, ptr[i]);
+        memory m = inner[i] == user[i] ? u : memory(inner[i], eng);
+        if (i < 2 && m != u)
+          dnnl::reorder(u, m).execute(strm, u, m);
+        args[arg[i]] = m;
+        if (i == 2)
+          outInner = m, outUser = u;
+      }
+      strm.wait();
+    } catch (const dnnl::error &e) {
+      return std::string("no oneDNN convolution for this type on this CPU (") +
+             e.what() + ")";
+    }
+    return "";
+  }
+  void run() {
+    prim.execute(strm, args);
+    strm.wait();
+  }
+  /// The output in the caller's plain layout (for the result check).
+  void check() {
+    if (outInner != outUser) {
+      dnnl::reorder(outInner, outUser).execute(strm, outInner, outUser);
+      strm.wait();
+    }
+  }
+};
+
+struct Row {
+  double best[3][4];
+  bool ok[3][4];
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  double minTime = 0.2;
+  int minRounds = 5;
+  int64_t batch = 8;
+  bool quick = false;
+  std::vector<amp_rt_layout> layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (std::strcmp(a, "--quick") == 0)
+      quick = true;
+    else if (std::strncmp(a, "--batch=", 8) == 0 && std::atoi(a + 8) > 0)
+      batch = std::atoi(a + 8);
+    else if (std::strncmp(a, "--min-time=", 11) == 0)
+      minTime = std::atof(a + 11);
+    else if (std::strncmp(a, "--min-rounds=", 13) == 0)
+      minRounds = std::atoi(a + 13);
+    else if (std::strncmp(a, "--gap=", 6) == 0)
+      gapSeconds() = std::atof(a + 6);
+    else if (std::strncmp(a, "--stable-rounds=", 16) == 0)
+      stableRounds() = std::atoi(a + 16);
+    else if (std::strncmp(a, "--max-rounds=", 13) == 0)
+      maxRounds() = std::atoi(a + 13);
+    else if (std::strcmp(a, "--layouts=nhwc") == 0)
+      layouts = {AMP_RT_NHWC};
+    else if (std::strcmp(a, "--layouts=nchw") == 0)
+      layouts = {AMP_RT_NCHW};
+    else if (std::strcmp(a, "--layouts=nhwc,nchw") == 0 ||
+             std::strcmp(a, "--layouts=both") == 0)
+      layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--batch=N] [--layouts=nhwc|nchw|both] "
+                   "[--min-time=S] [--min-rounds=N] [--gap=S] "
+                   "[--stable-rounds=N] [--max-rounds=N]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (quick) {
+    batch = 1;
+    minTime = std::min(minTime, 0.05);
+    minRounds = std::min(minRounds, 2);
+    gapSeconds() = std::min(gapSeconds(), 0.05);
+    stableRounds() = std::min(stableRounds(), 1);
+  }
+  if (amp_rt_select_backend("cpu") != AMP_RT_SUCCESS) {
+    std::fprintf(stderr, "amp_rt_select_backend(cpu): %s\n",
+                 amp_rt_last_error());
+    return 1;
+  }
+  CpuInfo cpu = printHeader("Convolutions: resnet18's layers at 224x224, "
+                            "f32 output, beta = 0; GF/s of the best sample, "
+                            "variants interleaved in one run");
+  std::printf("batch %lld; rounds: >= %d, >= %.2f s per variant, until no "
+              "best improved in %d rounds (at most %d); samples >= 0.05 s, "
+              "each after %.2f s idle\n",
+              (long long)batch, minRounds, minTime, stableRounds(), maxRounds(),
+              gapSeconds());
+  const double goalF32 = cpu.avx512bf16 ? 1.8 : 0.95;
+  std::printf("reference goals (those of the GEMMs, applied to the network "
+              "totals): amp-bf16 >= %.2fx best f32%s\n",
+              goalF32,
+              cpu.avx512bf16 ? ", >= 0.95x dnnl-bf16" : " (no AVX512_BF16)");
+
+  std::vector<std::string> notes;
+  auto note = [&](const std::string &n) {
+    if (std::find(notes.begin(), notes.end(), n) == notes.end())
+      notes.push_back(n);
+  };
+  // Summary lines collected over layouts, printed at the end.
+  std::vector<std::string> summary;
+
+  for (amp_rt_layout layout : layouts) {
+    bool nhwc = layout == AMP_RT_NHWC;
+    const char *lname = nhwc ? "NHWC, filter RSCK (linalg conv_2d_nhwc_hwcf)"
+                             : "NCHW, filter KCRS (linalg conv_2d_nchw_fchw)";
+    std::vector<Row> rows;
+    std::vector<double> gflop;
+    for (const Layer &L : kResnet18) {
+      amp_rt_conv2d_desc d;
+      d.layout = layout;
+      d.filter_layout = nhwc ? AMP_RT_FILTER_RSCK : AMP_RT_FILTER_KCRS;
+      d.N = batch;
+      d.H = d.W = L.H;
+      d.C = L.C;
+      d.K = L.K;
+      d.R = d.S = L.R;
+      d.pad_h = d.pad_w = L.pad;
+      d.stride_h = d.stride_w = L.stride;
+      d.dil_h = d.dil_w = 1;
+      int64_t P = 0, Q = 0;
+      if (amp_rt_conv2d_output_size(&d, &P, &Q) != AMP_RT_SUCCESS) {
+        std::fprintf(stderr, "%s: %s\n", L.name, amp_rt_last_error());
+        return 1;
+      }
+      size_t nx = size_t(d.N * d.C * d.H * d.W),
+             nw = size_t(d.K * d.C * d.R * d.S), ny = size_t(d.N * d.K * P * Q);
+      std::vector<float> x(nx), w(nw), dy(ny), y(ny), dx(nx), dw(nw);
+      std::vector<uint16_t> xb(nx), wb(nw), dyb(ny);
+      fillExact(x, 3);
+      fillExact(w, 4);
+      fillExact(dy, 5);
+      amp_rt_convert(AMP_RT_BF16, xb.data(), AMP_RT_F32, x.data(), nx);
+      amp_rt_convert(AMP_RT_BF16, wb.data(), AMP_RT_F32, w.data(), nw);
+      amp_rt_convert(AMP_RT_BF16, dyb.data(), AMP_RT_F32, dy.data(), ny);
+      float *outs[3] = {y.data(), dx.data(), dw.data()};
+      size_t outN[3] = {ny, nx, nw};
+
+      Variant v[3][4];
+      std::unique_ptr<DnnlConv> dn[3][2];
+      std::vector<float> ref[3];
+      for (int dir = 0; dir < 3; ++dir) {
+        for (int im = 0; im < 4; ++im) {
+          Variant &var = v[dir][im];
+          var.name = std::string(kImplName[im]) + " " + kDirName[dir];
+          bool bf16 = im == AmpBf16 || im == DnnlBf16;
+          const void *in0, *in1;
+          if (dir == Fwd) {
+            in0 = bf16 ? (void *)xb.data() : (void *)x.data();
+            in1 = bf16 ? (void *)wb.data() : (void *)w.data();
+          } else if (dir == BwdData) {
+            in0 = bf16 ? (void *)dyb.data() : (void *)dy.data();
+            in1 = bf16 ? (void *)wb.data() : (void *)w.data();
+          } else {
+            in0 = bf16 ? (void *)xb.data() : (void *)x.data();
+            in1 = bf16 ? (void *)dyb.data() : (void *)dy.data();
+          }
+          float *out = outs[dir];
+          std::fill(out, out + outN[dir], -7.0f);
+          if (im == AmpBf16 || im == AmpF32) {
+            amp_rt_dtype t = bf16 ? AMP_RT_BF16 : AMP_RT_F32;
+            auto call = [d, t, in0, in1, out, dir]() {
+              if (dir == Fwd)
+                return amp_rt_conv2d_forward(&d, t, AMP_RT_F32, 1.0f, in0, in1,
+                                             0.0f, out);
+              if (dir == BwdData)
+                return amp_rt_conv2d_backward_data(&d, t, AMP_RT_F32, 1.0f, in0,
+                                                   in1, 0.0f, out);
+              return amp_rt_conv2d_backward_filter(&d, t, AMP_RT_F32, 1.0f, in0,
+                                                   in1, 0.0f, out);
+            };
+            amp_rt_clear_error();
+            amp_rt_status st = call();
+            if (st != AMP_RT_SUCCESS) {
+              var.why = std::string(kImplName[im]) + ": " +
+                        amp_rt_status_string(st) + ": " + amp_rt_last_error();
+              note(var.why);
+              continue;
+            }
+            var.run = [call] { call(); };
+          } else {
+            dn[dir][im - 2].reset(new DnnlConv);
+            DnnlConv &c = *dn[dir][im - 2];
+            var.why = c.init(d, P, Q, Dir(dir), bf16, const_cast<void *>(in0),
+                             const_cast<void *>(in1), out);
+            if (!var.why.empty()) {
+              note(std::string(kImplName[im]) + " " + kDirName[dir] + " (" +
+                   (nhwc ? "NHWC" : "NCHW") + "): " + var.why);
+              continue;
+            }
+            note(std::string(kImplName[im]) + " " + kDirName[dir] + " (" +
+                 (nhwc ? "NHWC" : "NCHW") + ") implementation: " + c.impl);
+            var.run = [&c] { c.run(); };
+            c.run();
+            c.check();
+          }
+          var.ok = true;
+          // The first result of each direction is the reference of the rest.
+          if (ref[dir].empty()) {
+            ref[dir].assign(out, out + outN[dir]);
+          } else {
+            double diff = maxRelDiff(out, ref[dir].data(), outN[dir]);
+            if (diff > 1e-3)
+              note(var.name + " (" + L.name + "): result differs (max rel " +
+                   std::to_string(diff) + ")");
+          }
+        }
+      }
+      std::vector<Variant *> all;
+      for (int dir = 0; dir < 3; ++dir)
+        for (int im = 0; im < 4; ++im)
+          all.push_back(&v[dir][im]);
+      measureInterleaved(all, minTime, minRounds);
+      Row r;
+      for (int dir = 0; dir < 3; ++dir)
+        for (int im = 0; im < 4; ++im) {
+          r.ok[dir][im] = v[dir][im].ok;
+          r.best[dir][im] = v[dir][im].best;
+        }
+      rows.push_back(r);
+      gflop.push_back(2.0 * double(d.N) * double(d.K) * double(P) * double(Q) *
+                      double(d.C) * double(d.R) * double(d.S) * 1e-9);
+      std::fprintf(stderr, ".");
+    }
+    std::fprintf(stderr, "\n");
+
+    for (int dir = 0; dir < 3; ++dir) {
+      std::printf("\n%s, %s, batch %lld\n", kDirName[dir], lname,
+                  (long long)batch);
+      std::printf("%-22s %3s %7s %8s %8s %9s %8s | %-9s %-14s %-14s\n", "layer",
+                  "n", "GFLOP", "amp-bf16", "amp-f32", "dnnl-bf16", "dnnl-f32",
+                  "bf16/f32", "bf16/best-f32", "bf16/dnnl-bf16");
+      double totFlop = 0, totTime[4] = {0, 0, 0, 0};
+      bool totOk[4] = {true, true, true, true};
+      auto line = [&](const char *name, const char *n, double gf,
+                      const double *t, const bool *ok, bool network) {
+        double g[4];
+        for (int im = 0; im < 4; ++im)
+          g[im] = gf / t[im];
+        double bestF32 = std::max(ok[AmpF32] ? g[AmpF32] : 0.0,
+                                  ok[DnnlF32] ? g[DnnlF32] : 0.0);
+        std::string rF32 =
+            fmtRatio(g[AmpBf16] / g[AmpF32], ok[AmpBf16] && ok[AmpF32]);
+        std::string rBest =
+            fmtRatio(g[AmpBf16] / bestF32, ok[AmpBf16] && bestF32 > 0);
+        std::string rDnnl =
+            fmtRatio(g[AmpBf16] / g[DnnlBf16], ok[AmpBf16] && ok[DnnlBf16]);
+        if (network && ok[AmpBf16] && bestF32 > 0)
+          rBest += g[AmpBf16] / bestF32 >= goalF32 ? " ok" : " MISS";
+        if (network && cpu.avx512bf16 && ok[AmpBf16] && ok[DnnlBf16])
+          rDnnl += g[AmpBf16] / g[DnnlBf16] >= 0.95 ? " ok" : " MISS";
+        std::printf("%-22s %3s %7.2f %8s %8s %9s %8s | %-9s %-14s %-14s\n",
+                    name, n, gf, fmt(g[AmpBf16], ok[AmpBf16]).c_str(),
+                    fmt(g[AmpF32], ok[AmpF32]).c_str(),
+                    fmt(g[DnnlBf16], ok[DnnlBf16]).c_str(),
+                    fmt(g[DnnlF32], ok[DnnlF32]).c_str(), rF32.c_str(),
+                    rBest.c_str(), rDnnl.c_str());
+        if (network) {
+          char s[256];
+          std::snprintf(s, sizeof(s),
+                        "%s %-15s network: amp-bf16 %s GF/s; bf16/f32 %s, "
+                        "bf16/best-f32 %s, bf16/dnnl-bf16 %s",
+                        nhwc ? "NHWC" : "NCHW", kDirName[dir],
+                        fmt(g[AmpBf16], ok[AmpBf16]).c_str(), rF32.c_str(),
+                        rBest.c_str(), rDnnl.c_str());
+          summary.push_back(s);
+        }
+      };
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const Layer &L = kResnet18[i];
+        double t[4];
+        for (int im = 0; im < 4; ++im)
+          t[im] = rows[i].best[dir][im];
+        char n[8];
+        std::snprintf(n, sizeof(n), "%d", L.count);
+        line(L.name, n, gflop[i], t, rows[i].ok[dir], false);
+        if (dir == BwdData && i == 0)
+          continue; // conv1's input needs no gradient
+        totFlop += L.count * gflop[i];
+        for (int im = 0; im < 4; ++im) {
+          totTime[im] += L.count * t[im];
+          totOk[im] &= rows[i].ok[dir][im];
+        }
+      }
+      line("network (n x layer)", dir == BwdData ? "19" : "20", totFlop,
+           totTime, totOk, true);
+    }
+  }
+  std::printf("\nsummary (network totals; ok/MISS against the reference "
+              "goals):\n");
+  for (const std::string &s : summary)
+    std::printf("  %s\n", s.c_str());
+  std::printf("\nload average at end: %s\n", loadAverage().c_str());
+  if (!notes.empty()) {
+    std::printf("\nnotes:\n");
+    for (const std::string &n : notes)
+      std::printf("  %s\n", n.c_str());
+  }
+  return 0;
+}
