@@ -304,8 +304,15 @@ int main(int argc, char **argv) {
     }
     auto verdict = [](double r, bool ok, double goal, bool applies) {
       std::string t = fmtRatio(r, ok);
-      if (ok && applies)
+      if (ok && applies) {
+        // A miss that rounds to the goal shows a third digit (0.948x).
+        if (r < goal && std::round(r * 100) >= std::round(goal * 100)) {
+          char b[32];
+          std::snprintf(b, sizeof(b), "%.3fx", r);
+          t = b;
+        }
         t += r >= goal ? " ok" : " MISS";
+      }
       return t;
     };
     if (vAmpBf16.ok && gf(vAmpBf16) > topBf16) {

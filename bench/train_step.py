@@ -5,7 +5,7 @@ For each model, tools/gen-model.py emits the step; the f32 program is the
 marker-free one as generated (--no-markers), the bf16 one is
 `amp-opt --amp='mode=bf16'` of the marked one. Both run with
 
-    amp-run FILE --fast --data=synthetic:C --steps=3 --bench-steps=N --eval=none
+    amp-run FILE --fast --data=synthetic:C --steps=3 --bench-steps=N --eval=none --timing
 
 in interleaved rounds (f32, bf16, f32, bf16, ...); the best of the rounds'
 median step times is reported, with the peak memory amp-run prints. The
@@ -13,7 +13,8 @@ contraction FLOPs of a step come from `amp-opt --amp-report`
 (functions[train_step].contraction_flops.total); divided by the f32 step time
 they give the rate the f32 step reaches, compared with the best f32 GEMM rate
 that amp-bench-gemm-cpu measures in the same run ("the f32 step is itself
-fast": goal within 1.5x, i.e. >= 67%).
+fast": goal within 1.5x, i.e. >= 67%); likewise for the bf16 step against the
+best amp-bf16 GEMM rate (no goal: it shows where a missed speed-up goes).
 
 Run through bench/train_step.sh, which sets the threads and unsets
 OPENBLAS_CORETYPE. Standard library only (torch optional).

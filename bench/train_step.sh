@@ -7,7 +7,8 @@
 # (bench/train_step.py).
 #
 #   bench/train_step.sh [--quick] [--models=a,b] [--bench-steps=N]
-#                       [--rounds=R] [--gemm-rate=GF/s] [--keep=DIR]
+#                       [--rounds=R] [--gemm-rate=GF/s --bf16-gemm-rate=GF/s]
+#                       [--keep=DIR] [--timeout=S]
 #
 # BENCH_THREADS (default 2), AMP_BUILD_DIR (default build); never inherits
 # OPENBLAS_CORETYPE (bench/bench_env.sh). See docs/performance.md.
