@@ -16,8 +16,8 @@
 #                       -shared-libs=.../libamp_rt.so, docs/tensor-cores.md)
 #   --fast              amp-lower-to-llvm{fast=true}: elementwise fusion,
 #                       every matmul and convolution (f32 too) in libamp_rt
-#   --parallel          adds parallel=true: loops on all cores (the result
-#                       then also needs -shared-libs=.../libmlir_async_runtime.so)
+#   --parallel          adds parallel=true: loops on all cores (OpenMP; run
+#                       the result with -shared-libs=.../libomp.so first)
 #
 # The amp-opt binary is $AMP_OPT, else `amp-opt` on PATH, else
 # build/bin/amp-opt next to this script. Extra options go to amp-opt

@@ -28,6 +28,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -220,6 +221,38 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
   return call;
 }
 
+/// The `linalg.fill` with zero that initializes `op`'s output right before
+/// `op`, or null. The output must be a fresh `memref.alloc` that nothing
+/// reads, writes or views between the fill and `op`: the runtime call then
+/// overwrites it (beta = 0, the `_overwrite` entry point) and the fill goes,
+/// which saves a pass over the output and the library re-reading it.
+static linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op) {
+  Value out = op.getDpsInitOperand(0)->get();
+  if (!out.getDefiningOp<memref::AllocOp>())
+    return {};
+  linalg::FillOp fill;
+  for (Operation *prev = op->getPrevNode(); prev && !fill;
+       prev = prev->getPrevNode()) {
+    auto candidate = dyn_cast<linalg::FillOp>(prev);
+    if (candidate && candidate.hasPureBufferSemantics() &&
+        candidate.getOutputs().front() == out)
+      fill = candidate;
+  }
+  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+    return {};
+  // Uses after `op` (a view of the result, its consumers) are fine; any
+  // other use could read the zeros or alias the buffer.
+  Block *block = op->getBlock();
+  for (Operation *user : out.getUsers()) {
+    if (user == fill.getOperation() || user == op.getOperation())
+      continue;
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock || !op->isBeforeInBlock(inBlock))
+      return {};
+  }
+  return fill;
+}
+
 namespace {
 
 struct LowerToRuntimePass
@@ -305,6 +338,8 @@ void LowerToRuntimePass::runOnOperation() {
       continue;
     }
 
+    // Before the casts below, which use the output too.
+    linalg::FillOp zeroFill = getZeroFillOfOutput(op);
     OpBuilder builder(op);
     Location loc = op.getLoc();
     SmallVector<Value> args;
@@ -323,14 +358,22 @@ void LowerToRuntimePass::runOnOperation() {
           builder, loc, builder.getIntegerAttr(type, value)));
       argTypes.push_back(type);
     }
-    FailureOr<func::FuncOp> callee = getOrDeclare(
-        call->callee, builder.getFunctionType(argTypes, {}), module.getLoc());
-    if (failed(callee))
+    std::string callee = call->callee;
+    if (zeroFill)
+      callee += "_overwrite";
+    FailureOr<func::FuncOp> fn = getOrDeclare(
+        callee, builder.getFunctionType(argTypes, {}), module.getLoc());
+    if (failed(fn))
       return signalPassFailure();
-    func::CallOp::create(builder, loc, *callee, args);
+    func::CallOp::create(builder, loc, *fn, args);
     if (explain)
-      op->emitRemark() << "amp-lower-to-runtime: lowered to @" << call->callee;
+      op->emitRemark() << "amp-lower-to-runtime: lowered to @" << callee
+                       << (zeroFill ? " (the zero fill of its output is "
+                                      "dropped)"
+                                    : "");
     op->erase();
+    if (zeroFill)
+      zeroFill->erase();
     ++numLowered;
     ++lowered;
   }

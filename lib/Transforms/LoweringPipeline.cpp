@@ -12,7 +12,6 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
@@ -20,10 +19,11 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -102,6 +103,8 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     OpPassManager &pm, const AmpLowerToLLVMOptions &options) {
   bool fast = options.fast;
   bool runtime = options.runtime || fast;
+  // fast implies parallel unless threads=1 asks for serial loops.
+  bool parallel = options.parallel || (fast && options.threads != 1);
 
   // Tensors. arith / math ops on whole tensors (AMP's casts) become
   // linalg.generic; the fast variant then fuses chains of elementwise
@@ -116,6 +119,12 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     // two contractions, and bufferization would then copy the shared one.
     pm.addPass(createCanonicalizerPass());
   }
+  // parallel: every big loop nest that stays becomes one chunk per thread.
+  if (parallel) {
+    TileForThreadsPassOptions tile;
+    tile.numThreads = options.threads;
+    pm.addPass(createTileForThreadsPass(tile));
+  }
 
   // Buffers.
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -128,31 +137,32 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     lowerOptions.includeF32 = fast;
     pm.addPass(createLowerToRuntimePass(lowerOptions));
   }
+  // parallel: bufferizing a chunk's tensor.parallel_insert_slice copies the
+  // chunk onto itself (two equal subviews); CSE makes them one value and
+  // the canonicalizer then drops the self-copy.
+  if (parallel)
+    pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  // Loops. expand-strided-metadata emits affine.apply for the offsets and
+  // Loops. parallel: the chunks of amp-tile-for-threads become OpenMP
+  // work-sharing loops; the linalg ops inside each chunk stay serial loop
+  // nests. expand-strided-metadata emits affine.apply for the offsets and
   // sizes of subviews and reshapes, so it runs before lower-affine.
-  if (options.parallel) {
-    pm.addPass(createConvertLinalgToParallelLoopsPass());
-    AsyncParallelForPassOptions parallelFor;
-    parallelFor.asyncDispatch = true;
-    parallelFor.numWorkerThreads = -1; // asked from the runtime
-    parallelFor.minTaskSize = 1 << 14;
-    pm.addPass(createAsyncParallelForPass(parallelFor));
-    pm.addPass(createAsyncToAsyncRuntimePass());
-    pm.addPass(createAsyncRuntimeRefCountingPass());
-    pm.addPass(createAsyncRuntimeRefCountingOptPass());
+  if (parallel)
+    pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  if (parallel) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the memref.alloca_scope that wraps each work-sharing loop's
+    // body (nothing is alloca'd in it): an alloca_scope must stay one block,
+    // which convert-scf-to-cf would break.
     pm.addPass(createCanonicalizerPass());
-  } else {
-    pm.addPass(createConvertLinalgToLoopsPass());
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  if (options.parallel)
-    pm.addPass(createConvertAsyncToLLVMPass());
 
   // LLVM.
   if (fast)
@@ -164,6 +174,8 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  if (parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

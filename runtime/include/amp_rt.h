@@ -304,13 +304,17 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  * Element types: f16 / bf16 memrefs hold uint16_t, f32 memrefs hold float.
  *
  * Semantics are the linalg ops' on buffers: the output ACCUMULATES
- * (C += A*B, O += conv(I, F)), with f32 accumulation and one rounding of
+ * (C += A*B, O += conv(I, F)); each function also has an _overwrite twin
+ * (amp_rt_matmul_bf16_f32_overwrite, ...) with the same arguments that
+ * overwrites it instead (C = A*B, beta = 0: C is never read, so it may hold
+ * garbage or NaN), which amp-lower-to-runtime calls where the IR zero-fills
+ * the output right before the op. Both use f32 accumulation and one rounding of
  * the final sum when the output is f16/bf16; convolutions have no padding
  * (the IR pads explicitly) and the output shape must be consistent with the
  * input (linalg's (OH-1)*sh + (KH-1)*dh + 1 <= H).
  *
  * <in> is f32, f16 or bf16; <out> is f32 or the same type as <in>. So the
- * 20 functions are, for each of the four ops below, the suffixes
+ * 20 functions (40 with the _overwrite twins) are, for each of the four ops below, the suffixes
  * _f16_f32, _f16_f16, _bf16_f32, _bf16_bf16 and _f32_f32 (the f32
  * baseline: all three memrefs f32, same accumulating semantics).
  *
@@ -391,19 +395,23 @@ typedef enum amp_rt_error_mode {
 /* Error mode of the MLIR-facing entry points (the C API always returns). */
 AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
 
-#define AMP_RT_DECLARE_MLIR_ENTRY_POINTS(IN, OUT)                              \
-  AMP_RT_API void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                     \
+/* SUFFIX is empty (accumulate) or _overwrite. */
+#define AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, SUFFIX)                     \
+  AMP_RT_API void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##SUFFIX(             \
       amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
       int32_t transA, int32_t transB);                                         \
-  AMP_RT_API void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(               \
+  AMP_RT_API void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##SUFFIX(       \
       amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
       int32_t transA, int32_t transB);                                         \
-  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(           \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##SUFFIX(   \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
-  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(           \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(   \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);
+#define AMP_RT_DECLARE_MLIR_ENTRY_POINTS(IN, OUT)                              \
+  AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, )                                 \
+  AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, _overwrite)
 
 AMP_RT_DECLARE_MLIR_ENTRY_POINTS(f16, f32)
 AMP_RT_DECLARE_MLIR_ENTRY_POINTS(f16, f16)

@@ -62,8 +62,8 @@ void report(amp_rt_status status) {
 
 amp_rt_status matmul(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                      const amp_rt_memref_2d *A, const amp_rt_memref_2d *B,
-                     const amp_rt_memref_2d *C, int32_t transA,
-                     int32_t transB) {
+                     const amp_rt_memref_2d *C, int32_t transA, int32_t transB,
+                     float beta) {
   TensorView a2, b2, c2;
   amp_rt_status s;
   if ((s = viewOf<amp_rt_memref_2d, 2>(fn, "A", A, in, a2)) ||
@@ -83,20 +83,20 @@ amp_rt_status matmul(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
     return r;
   };
   return gemmViews(fn, lift(a2), transA != 0, lift(b2), transB != 0, lift(c2),
-                   1.0f, 1.0f);
+                   1.0f, beta);
 }
 
 amp_rt_status batchMatmul(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                           const amp_rt_memref_3d *A, const amp_rt_memref_3d *B,
                           const amp_rt_memref_3d *C, int32_t transA,
-                          int32_t transB) {
+                          int32_t transB, float beta) {
   TensorView a, b, c;
   amp_rt_status s;
   if ((s = viewOf<amp_rt_memref_3d, 3>(fn, "A", A, in, a)) ||
       (s = viewOf<amp_rt_memref_3d, 3>(fn, "B", B, in, b)) ||
       (s = viewOf<amp_rt_memref_3d, 3>(fn, "C", C, out, c)))
     return s;
-  return gemmViews(fn, a, transA != 0, b, transB != 0, c, 1.0f, 1.0f);
+  return gemmViews(fn, a, transA != 0, b, transB != 0, c, 1.0f, beta);
 }
 
 /// linalg.conv_2d_nhwc_hwcf (nhwc = true) or linalg.conv_2d_nchw_fchw:
@@ -104,7 +104,8 @@ amp_rt_status batchMatmul(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
 amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
                      amp_rt_dtype out, const amp_rt_memref_4d *I,
                      const amp_rt_memref_4d *F, const amp_rt_memref_4d *O,
-                     int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+                     int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                     float beta) {
   TensorView vi, vf, vo;
   amp_rt_status s;
   if ((s = viewOf<amp_rt_memref_4d, 4>(fn, "I", I, in, vi)) ||
@@ -175,42 +176,69 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
     return s;
   if (p.P != OH || p.Q != OW)
     return fail(AMP_RT_ERROR_INTERNAL, "%s: output size mismatch", fn);
-  return convViews(fn, ConvDirection::Forward, p, in, out, 1.0f, vi, vf, 1.0f,
+  return convViews(fn, ConvDirection::Forward, p, in, out, 1.0f, vi, vf, beta,
                    vo);
 }
 
 } // namespace
 
-#define AMP_RT_DEFINE_MLIR_ENTRY_POINTS(IN, OUT, IN_T, OUT_T)                  \
+// Each op has two entry points: `..._IN_OUT` accumulates into the output
+// (C += A B, what the linalg op does), `..._IN_OUT_overwrite` overwrites it
+// (C = A B): amp-lower-to-runtime calls it instead of zero-filling C first.
+#define AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(IN, OUT, IN_T, OUT_T)              \
   void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                                \
       amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
       int32_t transA, int32_t transB) {                                        \
     report(matmul("amp_rt_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, C, transA, \
-                  transB));                                                    \
+                  transB, 1.0f));                                              \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(                    \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
+      int32_t transA, int32_t transB) {                                        \
+    report(matmul("amp_rt_matmul_" #IN "_" #OUT "_overwrite", IN_T, OUT_T, A,  \
+                  B, C, transA, transB, 0.0f));                                \
   }                                                                            \
   void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(                          \
       amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
       int32_t transA, int32_t transB) {                                        \
     report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, \
-                       C, transA, transB));                                    \
+                       C, transA, transB, 1.0f));                              \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(              \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
+      int32_t transA, int32_t transB) {                                        \
+    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT "_overwrite", IN_T, \
+                       OUT_T, A, B, C, transA, transB, 0.0f));                 \
   }                                                                            \
   void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(                      \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
     report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT, true, IN_T, OUT_T,  \
-                  I, F, O, strideH, strideW, dilH, dilW));                     \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));               \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##_overwrite(          \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
+    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT "_overwrite", true,  \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));  \
   }                                                                            \
   void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(                      \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
     report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT, false, IN_T, OUT_T, \
-                  I, F, O, strideH, strideW, dilH, dilW));                     \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));               \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##_overwrite(          \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
+    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false, \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));  \
   }
 
 extern "C" {
-AMP_RT_DEFINE_MLIR_ENTRY_POINTS(f16, f32, AMP_RT_F16, AMP_RT_F32)
-AMP_RT_DEFINE_MLIR_ENTRY_POINTS(f16, f16, AMP_RT_F16, AMP_RT_F16)
-AMP_RT_DEFINE_MLIR_ENTRY_POINTS(bf16, f32, AMP_RT_BF16, AMP_RT_F32)
-AMP_RT_DEFINE_MLIR_ENTRY_POINTS(bf16, bf16, AMP_RT_BF16, AMP_RT_BF16)
-AMP_RT_DEFINE_MLIR_ENTRY_POINTS(f32, f32, AMP_RT_F32, AMP_RT_F32)
+AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(f16, f32, AMP_RT_F16, AMP_RT_F32)
+AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(f16, f16, AMP_RT_F16, AMP_RT_F16)
+AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(bf16, f32, AMP_RT_BF16, AMP_RT_F32)
+AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(bf16, bf16, AMP_RT_BF16, AMP_RT_BF16)
+AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(f32, f32, AMP_RT_F32, AMP_RT_F32)
 }

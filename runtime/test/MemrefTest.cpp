@@ -51,24 +51,36 @@ Tensor buffer(amp_rt_dtype t, int64_t span, std::mt19937 &rng) {
 
 class MemrefTest : public BackendTest {};
 
-/// C (MxN view) += op(A) op(B) through _mlir_ciface_amp_rt_matmul_*.
+/// C (MxN view) += op(A) op(B) through _mlir_ciface_amp_rt_matmul_*, or
+/// C = op(A) op(B) through the _overwrite twins, which must never read C:
+/// its view is filled with NaN first.
 void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
-                 const View<2> &A, const View<2> &B, const View<2> &C) {
+                 const View<2> &A, const View<2> &B, const View<2> &C,
+                 bool overwrite = false) {
+  if (overwrite)
+    for (int64_t i = 0; i < C.sizes[0]; ++i)
+      for (int64_t j = 0; j < C.sizes[1]; ++j)
+        C.t->set(C.at({i, j}), std::nan(""));
   Tensor before = *C.t;
   amp_rt_memref_2d a = A.desc<amp_rt_memref_2d>(),
                    b = B.desc<amp_rt_memref_2d>(),
                    c = C.desc<amp_rt_memref_2d>();
   amp_rt_clear_error();
+#define AMP_CALL_MATMUL(IN, OUT)                                               \
+  (overwrite ? _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(&a, &b, &c, \
+                                                                   ta, tb)     \
+             : _mlir_ciface_amp_rt_matmul_##IN##_##OUT(&a, &b, &c, ta, tb))
   if (in == AMP_RT_F32)
-    _mlir_ciface_amp_rt_matmul_f32_f32(&a, &b, &c, ta, tb);
+    AMP_CALL_MATMUL(f32, f32);
   else if (in == AMP_RT_F16 && out == AMP_RT_F32)
-    _mlir_ciface_amp_rt_matmul_f16_f32(&a, &b, &c, ta, tb);
+    AMP_CALL_MATMUL(f16, f32);
   else if (in == AMP_RT_F16)
-    _mlir_ciface_amp_rt_matmul_f16_f16(&a, &b, &c, ta, tb);
+    AMP_CALL_MATMUL(f16, f16);
   else if (out == AMP_RT_F32)
-    _mlir_ciface_amp_rt_matmul_bf16_f32(&a, &b, &c, ta, tb);
+    AMP_CALL_MATMUL(bf16, f32);
   else
-    _mlir_ciface_amp_rt_matmul_bf16_bf16(&a, &b, &c, ta, tb);
+    AMP_CALL_MATMUL(bf16, bf16);
+#undef AMP_CALL_MATMUL
   ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
   int64_t M = C.sizes[0], N = C.sizes[1], K = ta ? A.sizes[0] : A.sizes[1];
   std::vector<bool> inView(C.t->size(), false);
@@ -83,7 +95,7 @@ void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
       }
       size_t idx = C.at({i, j});
       inView[idx] = true;
-      double old = before.get(idx);
+      double old = overwrite ? 0.0 : before.get(idx);
       ASSERT_NEAR(C.t->get(idx), r.value + old, tolerance(r, K, out, 1.0, old))
           << "C[" << i << "][" << j << "]";
     }
@@ -95,32 +107,36 @@ void checkMatmul(amp_rt_dtype in, amp_rt_dtype out, bool ta, bool tb,
   }
 }
 
+// Accumulating, and through the _overwrite twins (which must not read C).
 TEST_P(MemrefTest, MatmulWithStridedViews) {
   std::mt19937 rng(31);
   const int64_t M = 13, N = 11, K = 9;
-  for (TypePair tp : contractionTypes()) {
-    const amp_rt_dtype in = tp.in, out = tp.out;
-    SCOPED_TRACE(testing::Message() << "in " << in << " out " << out);
-    // Row-major with padded rows and an offset.
-    Tensor a = buffer(in, 5 + M * (K + 3), rng);
-    Tensor b = buffer(in, 2 + K * (N + 1), rng);
-    Tensor c = buffer(out, 7 + M * (N + 4), rng);
-    View<2> A{&a, 5, {M, K}, {K + 3, 1}}, B{&b, 2, {K, N}, {N + 1, 1}};
-    View<2> C{&c, 7, {M, N}, {N + 4, 1}};
-    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, A, B, C));
-    // Column-major views (a transposed memref) for A, B and C.
-    View<2> At{&a, 1, {M, K}, {1, M + 2}}, Bt{&b, 0, {K, N}, {1, K}};
-    View<2> Ct{&c, 3, {M, N}, {1, M + 1}};
-    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, At, Bt, Ct));
-    // Innermost stride 2 everywhere: every operand must be packed.
-    Tensor a2 = buffer(in, 2 * M * K + 2 * K, rng);
-    Tensor b2 = buffer(in, 2 * K * N + 2 * N, rng);
-    Tensor c2 = buffer(out, 3 * M * N + 3 * N, rng);
-    View<2> A2{&a2, 1, {K, M}, {2 * M + 1, 2}}; // KxM, used with transA
-    View<2> B2{&b2, 0, {N, K}, {2 * K + 1, 2}}; // NxK, used with transB
-    View<2> C2{&c2, 2, {M, N}, {3 * N, 3}};
-    ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, true, true, A2, B2, C2));
-  }
+  for (bool ow : {false, true})
+    for (TypePair tp : contractionTypes()) {
+      const amp_rt_dtype in = tp.in, out = tp.out;
+      SCOPED_TRACE(testing::Message()
+                   << "in " << in << " out " << out << " overwrite " << ow);
+      // Row-major with padded rows and an offset.
+      Tensor a = buffer(in, 5 + M * (K + 3), rng);
+      Tensor b = buffer(in, 2 + K * (N + 1), rng);
+      Tensor c = buffer(out, 7 + M * (N + 4), rng);
+      View<2> A{&a, 5, {M, K}, {K + 3, 1}}, B{&b, 2, {K, N}, {N + 1, 1}};
+      View<2> C{&c, 7, {M, N}, {N + 4, 1}};
+      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, false, false, A, B, C, ow));
+      // Column-major views (a transposed memref) for A, B and C.
+      View<2> At{&a, 1, {M, K}, {1, M + 2}}, Bt{&b, 0, {K, N}, {1, K}};
+      View<2> Ct{&c, 3, {M, N}, {1, M + 1}};
+      ASSERT_NO_FATAL_FAILURE(
+          checkMatmul(in, out, false, false, At, Bt, Ct, ow));
+      // Innermost stride 2 everywhere: every operand must be packed.
+      Tensor a2 = buffer(in, 2 * M * K + 2 * K, rng);
+      Tensor b2 = buffer(in, 2 * K * N + 2 * N, rng);
+      Tensor c2 = buffer(out, 3 * M * N + 3 * N, rng);
+      View<2> A2{&a2, 1, {K, M}, {2 * M + 1, 2}}; // KxM, used with transA
+      View<2> B2{&b2, 0, {N, K}, {2 * K + 1, 2}}; // NxK, used with transB
+      View<2> C2{&c2, 2, {M, N}, {3 * N, 3}};
+      ASSERT_NO_FATAL_FAILURE(checkMatmul(in, out, true, true, A2, B2, C2, ow));
+    }
 }
 
 TEST_P(MemrefTest, MatmulSingleRowAndColumnAndEmpty) {
@@ -151,10 +167,12 @@ TEST_P(MemrefTest, BatchMatmul) {
   const int64_t Bn = 3, M = 5, N = 6, K = 7;
   for (TypePair tp : contractionTypes()) {
     const amp_rt_dtype in = tp.in, out = tp.out;
-    for (int t = 0; t < 4; ++t) {
-      bool ta = t & 1, tb = t & 2;
-      SCOPED_TRACE(testing::Message() << "in " << in << " out " << out << " ta "
-                                      << ta << " tb " << tb);
+    // t & 4: the _overwrite entry point, on a C full of NaN.
+    for (int t = 0; t < 8; ++t) {
+      bool ta = t & 1, tb = t & 2, overwrite = t & 4;
+      SCOPED_TRACE(testing::Message()
+                   << "in " << in << " out " << out << " ta " << ta << " tb "
+                   << tb << " overwrite " << overwrite);
       int64_t ar = ta ? K : M, ac = ta ? M : K;
       int64_t br = tb ? N : K, bc = tb ? K : N;
       // A batch-broadcast (stride 0), B with a padded batch stride and a
@@ -162,22 +180,31 @@ TEST_P(MemrefTest, BatchMatmul) {
       Tensor a = buffer(in, ar * ac, rng);
       Tensor b = buffer(in, Bn * (br * bc + 4), rng);
       Tensor c = buffer(out, Bn * M * N, rng);
+      if (overwrite)
+        for (size_t e = 0; e < c.size(); ++e)
+          c.set(e, std::nan(""));
       Tensor before = c;
       amp_rt_memref_3d da{a.data(), a.data(), 0, {Bn, ar, ac}, {0, ac, 1}};
       amp_rt_memref_3d db{
           b.data(), b.data(), 0, {Bn, br, bc}, {br * bc + 4, 1, br}};
       amp_rt_memref_3d dc{c.data(), c.data(), 0, {Bn, M, N}, {1, N * Bn, Bn}};
       amp_rt_clear_error();
+#define AMP_CALL_BMM(IN, OUT)                                                  \
+  (overwrite                                                                   \
+       ? _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(            \
+             &da, &db, &dc, ta, tb)                                            \
+       : _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(&da, &db, &dc, ta, tb))
       if (in == AMP_RT_F32)
-        _mlir_ciface_amp_rt_batch_matmul_f32_f32(&da, &db, &dc, ta, tb);
+        AMP_CALL_BMM(f32, f32);
       else if (in == AMP_RT_F16 && out == AMP_RT_F32)
-        _mlir_ciface_amp_rt_batch_matmul_f16_f32(&da, &db, &dc, ta, tb);
+        AMP_CALL_BMM(f16, f32);
       else if (in == AMP_RT_F16)
-        _mlir_ciface_amp_rt_batch_matmul_f16_f16(&da, &db, &dc, ta, tb);
+        AMP_CALL_BMM(f16, f16);
       else if (out == AMP_RT_F32)
-        _mlir_ciface_amp_rt_batch_matmul_bf16_f32(&da, &db, &dc, ta, tb);
+        AMP_CALL_BMM(bf16, f32);
       else
-        _mlir_ciface_amp_rt_batch_matmul_bf16_bf16(&da, &db, &dc, ta, tb);
+        AMP_CALL_BMM(bf16, bf16);
+#undef AMP_CALL_BMM
       ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
       for (int64_t n = 0; n < Bn; ++n)
         for (int64_t i = 0; i < M; ++i)
@@ -191,7 +218,7 @@ TEST_P(MemrefTest, BatchMatmul) {
               r.magnitude += std::fabs(x * y);
             }
             size_t idx = size_t(n + i * N * Bn + j * Bn);
-            double old = before.get(idx);
+            double old = overwrite ? 0.0 : before.get(idx);
             ASSERT_NEAR(c.get(idx), r.value + old,
                         tolerance(r, K, out, 1.0, old));
           }
@@ -199,48 +226,52 @@ TEST_P(MemrefTest, BatchMatmul) {
   }
 }
 
-/// O += conv(I, F) with linalg semantics, checked against a direct loop.
+/// O += conv(I, F) with linalg semantics, checked against a direct loop;
+/// with `overwrite`, O = conv(I, F) through the _overwrite twins, with O
+/// filled with NaN first.
 void checkConv(bool nhwc, amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
                const View<4> &F, const View<4> &O, int64_t sh, int64_t sw,
-               int64_t dh, int64_t dw) {
+               int64_t dh, int64_t dw, bool overwrite = false) {
+  if (overwrite)
+    for (int64_t a = 0; a < O.sizes[0]; ++a)
+      for (int64_t b = 0; b < O.sizes[1]; ++b)
+        for (int64_t c = 0; c < O.sizes[2]; ++c)
+          for (int64_t d = 0; d < O.sizes[3]; ++d)
+            O.t->set(O.at({a, b, c, d}), std::nan(""));
   Tensor before = *O.t;
   amp_rt_memref_4d di = I.desc<amp_rt_memref_4d>(),
                    df = F.desc<amp_rt_memref_4d>(),
                    dout = O.desc<amp_rt_memref_4d>();
   amp_rt_clear_error();
+#define AMP_CALL_CONV(LAYOUT, IN, OUT)                                         \
+  (overwrite ? _mlir_ciface_amp_rt_conv2d_##LAYOUT##_##IN##_##OUT##_overwrite( \
+                   &di, &df, &dout, sh, sw, dh, dw)                            \
+             : _mlir_ciface_amp_rt_conv2d_##LAYOUT##_##IN##_##OUT(             \
+                   &di, &df, &dout, sh, sw, dh, dw))
   if (nhwc) {
     if (in == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f32_f32(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nhwc_hwcf, f32, f32);
     else if (in == AMP_RT_F16 && out == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f32(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nhwc_hwcf, f16, f32);
     else if (in == AMP_RT_F16)
-      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_f16_f16(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nhwc_hwcf, f16, f16);
     else if (out == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_bf16_f32(&di, &df, &dout, sh, sw, dh,
-                                                    dw);
+      AMP_CALL_CONV(nhwc_hwcf, bf16, f32);
     else
-      _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_bf16_bf16(&di, &df, &dout, sh, sw,
-                                                     dh, dw);
+      AMP_CALL_CONV(nhwc_hwcf, bf16, bf16);
   } else {
     if (in == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f32_f32(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nchw_fchw, f32, f32);
     else if (in == AMP_RT_F16 && out == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f16_f32(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nchw_fchw, f16, f32);
     else if (in == AMP_RT_F16)
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_f16_f16(&di, &df, &dout, sh, sw, dh,
-                                                   dw);
+      AMP_CALL_CONV(nchw_fchw, f16, f16);
     else if (out == AMP_RT_F32)
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_bf16_f32(&di, &df, &dout, sh, sw, dh,
-                                                    dw);
+      AMP_CALL_CONV(nchw_fchw, bf16, f32);
     else
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_bf16_bf16(&di, &df, &dout, sh, sw,
-                                                     dh, dw);
+      AMP_CALL_CONV(nchw_fchw, bf16, bf16);
   }
+#undef AMP_CALL_CONV
   ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
   int64_t N = O.sizes[0], OH = O.sizes[nhwc ? 1 : 2],
           OW = O.sizes[nhwc ? 2 : 3], K = O.sizes[nhwc ? 3 : 1];
@@ -261,7 +292,7 @@ void checkConv(bool nhwc, amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
                 r.magnitude += std::fabs(x * f);
               }
           size_t idx = nhwc ? O.at({n, p, q, k}) : O.at({n, k, p, q});
-          double old = before.get(idx);
+          double old = overwrite ? 0.0 : before.get(idx);
           ASSERT_NEAR(O.t->get(idx), r.value + old,
                       tolerance(r, C * KH * KW, out, 1.0, old))
               << "O at n=" << n << " k=" << k << " p=" << p << " q=" << q;
@@ -272,25 +303,28 @@ View<4> dense4(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
   return View<4>{t, 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
 }
 
+// Both layouts, accumulating and through the _overwrite twins.
 TEST_P(MemrefTest, Conv2DBothLayouts) {
   std::mt19937 rng(43);
-  for (bool nhwc : {true, false})
-    for (TypePair tp : contractionTypes()) {
-      const amp_rt_dtype in = tp.in, out = tp.out;
-      SCOPED_TRACE(testing::Message()
-                   << "nhwc " << nhwc << " in " << in << " out " << out);
-      const int64_t N = 2, H = 10, W = 9, C = 3, K = 4, KH = 3, KW = 2;
-      // stride 2 x 1, dilation 1 x 2: OH = 4, OW = 7.
-      const int64_t sh = 2, sw = 1, dh = 1, dw = 2, OH = 4, OW = 7;
-      Tensor i = buffer(in, N * H * W * C, rng);
-      Tensor f = buffer(in, KH * KW * C * K, rng);
-      Tensor o = buffer(out, N * OH * OW * K, rng);
-      View<4> I = nhwc ? dense4(&i, N, H, W, C) : dense4(&i, N, C, H, W);
-      View<4> F = nhwc ? dense4(&f, KH, KW, C, K) : dense4(&f, K, C, KH, KW);
-      View<4> O = nhwc ? dense4(&o, N, OH, OW, K) : dense4(&o, N, K, OH, OW);
-      ASSERT_NO_FATAL_FAILURE(
-          checkConv(nhwc, in, out, I, F, O, sh, sw, dh, dw));
-    }
+  for (bool overwrite : {false, true})
+    for (bool nhwc : {true, false})
+      for (TypePair tp : contractionTypes()) {
+        const amp_rt_dtype in = tp.in, out = tp.out;
+        SCOPED_TRACE(testing::Message()
+                     << "nhwc " << nhwc << " in " << in << " out " << out
+                     << " overwrite " << overwrite);
+        const int64_t N = 2, H = 10, W = 9, C = 3, K = 4, KH = 3, KW = 2;
+        // stride 2 x 1, dilation 1 x 2: OH = 4, OW = 7.
+        const int64_t sh = 2, sw = 1, dh = 1, dw = 2, OH = 4, OW = 7;
+        Tensor i = buffer(in, N * H * W * C, rng);
+        Tensor f = buffer(in, KH * KW * C * K, rng);
+        Tensor o = buffer(out, N * OH * OW * K, rng);
+        View<4> I = nhwc ? dense4(&i, N, H, W, C) : dense4(&i, N, C, H, W);
+        View<4> F = nhwc ? dense4(&f, KH, KW, C, K) : dense4(&f, K, C, KH, KW);
+        View<4> O = nhwc ? dense4(&o, N, OH, OW, K) : dense4(&o, N, K, OH, OW);
+        ASSERT_NO_FATAL_FAILURE(
+            checkConv(nhwc, in, out, I, F, O, sh, sw, dh, dw, overwrite));
+      }
 }
 
 TEST_P(MemrefTest, Conv2DStridedViewsAndSmallerOutput) {

@@ -2,7 +2,8 @@
 """Counts ops in MLIR text for the lowering tests.
 
     count_ops.py REF NEW        prints `OP: n_ref -> n_new` for linalg.generic,
-                                linalg.transpose, linalg.matmul, memref.alloc
+                                linalg.transpose, linalg.matmul, linalg.fill,
+                                memref.alloc
     count_ops.py --non-llvm F   prints `non-llvm ops: N`, the op lines of F
                                 whose op is not in the llvm dialect (each
                                 one is listed first)
@@ -62,7 +63,7 @@ def main():
         return 0
     ref, new = (open(a).read() for a in args[:2])
     for name in ["linalg.generic", "linalg.transpose", "linalg.matmul",
-                 "memref.alloc"]:
+                 "linalg.fill", "memref.alloc"]:
         count = lambda t: sum(1 for op, _ in ops(t) if op == name)
         print(f"{name}: {count(ref)} -> {count(new)}")
     return 0

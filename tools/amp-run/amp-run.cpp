@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -135,15 +136,22 @@ static cl::opt<bool>
                  cl::desc("Lower with the fast pipeline, "
                           "amp-lower-to-llvm{fast=true}: fused elementwise "
                           "ops, every matmul and convolution (f32 too) in "
-                          "libamp_rt, vectorized loops (docs/lowering.md); "
-                          "implies --lower-to-runtime"),
+                          "libamp_rt, vectorized loops split over all cores "
+                          "(docs/lowering.md); implies --lower-to-runtime "
+                          "and --parallel"),
                  cl::cat(runCategory));
 static cl::opt<bool> parallelLoops(
     "parallel",
     cl::desc("Lower with amp-lower-to-llvm{parallel=true}: the loops that "
-             "stay run on all cores (async-parallel-for and MLIR's async "
-             "runtime, libmlir_async_runtime.so)"),
+             "stay outside libamp_rt run on all cores (OpenMP work-sharing "
+             "loops on LLVM's libomp, which oneDNN then shares); --fast "
+             "implies it"),
     cl::cat(runCategory));
+static cl::opt<unsigned> loopThreads(
+    "loop-threads",
+    cl::desc("With --fast / --parallel: chunks per parallel loop (0, the "
+             "default: this machine's hardware threads; 1: serial loops)"),
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("libamp_rt to load with --lower-to-runtime or --fast (default: "
@@ -541,6 +549,7 @@ static void buildLoweringPipeline(mlir::OpPassManager &pm) {
   options.runtime = usesRuntime();
   options.fast = fastPipeline;
   options.parallel = parallelLoops;
+  options.threads = loopThreads;
   mlir::amp::buildAmpLowerToLLVMPipeline(pm, options);
 }
 
@@ -565,7 +574,10 @@ static llvm::Error lower(mlir::ModuleOp module) {
                      "scripts/lower-to-llvm.sh; see the diagnostics above)");
   mlir::Operation *stray = nullptr;
   module.walk([&](mlir::Operation *op) {
-    if (op != module && !llvm::isa<mlir::LLVM::LLVMDialect>(op->getDialect()))
+    // OpenMP ops (--parallel) translate to LLVM IR as they are.
+    if (op != module &&
+        !llvm::isa<mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect>(
+            op->getDialect()))
       if (!stray)
         stray = op;
   });
@@ -758,7 +770,16 @@ static llvm::Error run() {
     return tm.takeError();
   auto transformer =
       mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
-  llvm::SmallVector<std::string> libs(sharedLibs.begin(), sharedLibs.end());
+  llvm::SmallVector<std::string> libs;
+#ifdef AMP_RUN_MLIR_LIB_DIR
+  // --parallel's loops call LLVM's OpenMP runtime (__kmpc_fork_call). It is
+  // loaded first and globally, so that oneDNN's GNU OpenMP calls (GOMP_*,
+  // which libomp also implements) bind to it too: one thread team serves
+  // both, instead of two teams spinning on the same cores.
+  if (parallelLoops || fastPipeline)
+    libs.push_back(AMP_RUN_MLIR_LIB_DIR "/libomp.so");
+#endif
+  libs.append(sharedLibs.begin(), sharedLibs.end());
 #ifdef AMP_RUN_MLIR_LIB_DIR
   // memrefCopy (copies of strided memrefs) and the f16/bf16 conversions
   // that some CPUs and compiler runtimes lack.
@@ -766,9 +787,6 @@ static llvm::Error run() {
        {"libmlir_c_runner_utils.so", "libmlir_float16_utils.so"})
     if (llvm::sys::fs::exists(AMP_RUN_MLIR_LIB_DIR "/" + lib.str()))
       libs.push_back(AMP_RUN_MLIR_LIB_DIR "/" + lib.str());
-  // The thread pool that --parallel's async.execute regions run on.
-  if (parallelLoops)
-    libs.push_back(AMP_RUN_MLIR_LIB_DIR "/libmlir_async_runtime.so");
 #endif
   std::string rt;
   if (usesRuntime()) {
@@ -794,7 +812,9 @@ static llvm::Error run() {
       static_cast<llvm::CodeGenOptLevel>(optLevel.getValue());
   options.sharedLibPaths = libRefs;
   options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
+  // perf(1) symbols for the JIT-compiled code: `perf record -k 1`, then
+  // `perf inject --jit` (LLVM's PerfJITEventListener writes jit-PID.dump).
+  options.enablePerfNotificationListener = getenv("AMP_RUN_PERF") != nullptr;
   options.enableObjectDump = !dumpObject.empty();
   auto engine = mlir::ExecutionEngine::create(*module, options, std::move(*tm));
   if (!engine)

@@ -108,16 +108,22 @@ struct AmpLowerToLLVMOptions
       llvm::cl::init(false)};
   PassOptions::Option<bool> fast{
       *this, "fast",
-      llvm::cl::desc("The fast pipeline (implies runtime): elementwise "
-                     "fusion, every matmul / convolution (f32 too) in "
-                     "libamp_rt, vectorized loops"),
+      llvm::cl::desc("The fast pipeline (implies runtime, and parallel "
+                     "unless threads=1): elementwise fusion, every matmul / "
+                     "convolution (f32 too) in libamp_rt, vectorized loops"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> parallel{
       *this, "parallel",
-      llvm::cl::desc("Run the parallel dimensions of the loops that stay on "
-                     "all cores (async-parallel-for; the lowered code then "
-                     "needs libmlir_async_runtime)"),
+      llvm::cl::desc("Run the loops that stay outside libamp_rt on all cores "
+                     "(amp-tile-for-threads, then OpenMP work-sharing loops; "
+                     "the lowered code then needs an OpenMP runtime, "
+                     "libomp)"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("With parallel (or fast): chunks per parallel loop "
+                     "(0: this machine's hardware threads; 1: serial loops)"),
+      llvm::cl::init(0)};
 };
 
 /// Adds the lowering of a module of func / arith / math / tensor / linalg /

@@ -547,6 +547,43 @@ def FoldTransposesIntoContractionsPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
+  let summary = "Split the loops that stay (elementwise ops, casts, "
+                "reductions, optimizer updates) into one scf.forall chunk "
+                "per thread";
+  let description = [{
+    After elementwise fusion, what a training step runs outside libamp_rt is
+    memory-bound loops over whole tensors: AMP casts, bias and activation
+    epilogues and their gradients, bias-gradient reductions, and the
+    optimizer's update of every weight and its momentum. On one core they
+    take as long as the bf16 GEMMs of an MLP step. This pass tiles every
+    `linalg` op on static tensors that is not a contraction or a
+    convolution (those go to libamp_rt) and has at least `min-iterations`
+    points, with upstream's `scf::tileUsingSCF` into an `scf.forall` of
+    `num-threads` chunks along its outermost parallel dimension whose
+    extent is at least `num-threads`: each chunk is a contiguous slab, so
+    the loops inside stay unit-stride and vectorizable. The fast pipeline
+    with `parallel=true` then bufferizes the foralls in place and runs them
+    as OpenMP work-sharing loops (`scf-forall-to-parallel`,
+    `convert-scf-to-openmp`) on the same OpenMP runtime as oneDNN.
+
+    Ops below the threshold stay serial: a fork/join costs a few
+    microseconds, more than a 32K-point loop saves.
+  }];
+  let options = [
+    Option<"numThreads", "num-threads", "unsigned", /*default=*/"0",
+           "Chunks per tiled op (0: the compiling machine's hardware "
+           "threads)">,
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"32768",
+           "Tile only ops whose iteration space has at least this many "
+           "points">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ReportSnapshotPass : Pass<"amp-report-snapshot", "::mlir::ModuleOp"> {
   let summary = "Record the costs, casts and classes that amp-report-write "
                 "compares";

@@ -14,7 +14,12 @@ namespace {
 /// Symbol `name` of the OpenMP runtime oneDNN already loaded (Debian's
 /// libdnnl links GNU OpenMP), or nullptr: libamp_rt does not link OpenMP
 /// itself, so it works with any compiler and never loads a second runtime.
+/// The global scope comes first: a program that loaded LLVM's libomp
+/// globally (amp-run --parallel) binds oneDNN's GOMP_* calls to it, even
+/// though libgomp.so.1 is loaded too.
 void *ompSymbol(const char *name) {
+  if (void *sym = dlsym(RTLD_DEFAULT, name))
+    return sym;
   for (const char *lib :
        {"libgomp.so.1", "libiomp5.so", "libomp.so.5", "libomp.so"}) {
     if (void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD))
