@@ -160,6 +160,10 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     // which convert-scf-to-cf would break.
     pm.addPass(createCanonicalizerPass());
   }
+  // fast: full-width vectors on the innermost loops (convert-scf-to-cf
+  // keeps the hint on the back edge).
+  if (fast)
+    pm.addPass(createAnnotateVectorLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
