@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -57,6 +58,46 @@ static bool isApproximated(StringRef name) {
 
 namespace {
 
+/// Fuses an elementwise linalg.generic producer whose result is also
+/// returned into its linalg.generic consumer, the fused op yielding the
+/// producer's result too (upstream's fuseElementwiseOps keeps it as an extra
+/// result; its pattern only rewrites the consumer's use, and leaves the
+/// producer for the other uses, which would compute it twice). An
+/// optimizer's new momentum is such a result: returned, and read by the
+/// weight update, which then computes it in the same loop instead of
+/// reading it back (MLP step: 16 MB less traffic per 2048x2048 weight).
+struct FuseReturnedProducer final : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern<linalg::GenericOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() ||
+          producer->getBlock() != consumer->getBlock())
+        continue;
+      // Every other use is a return of the consumer's block (after it).
+      bool onlyReturned = llvm::all_of(producer->getUses(), [&](OpOperand &u) {
+        return u.getOwner() == consumer.getOperation() ||
+               (isa<func::ReturnOp>(u.getOwner()) &&
+                u.getOwner()->getBlock() == consumer->getBlock());
+      });
+      if (!onlyReturned || !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 /// amp-fuse-elementwise: upstream's elementwise fusion without reshape
 /// propagation, never into a named op.
 struct FuseElementwisePass
@@ -74,6 +115,7 @@ struct FuseElementwisePass
              isa<linalg::GenericOp>(fused->getOwner());
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    patterns.add<FuseReturnedProducer>(context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(
             getOperation(), std::move(patterns),

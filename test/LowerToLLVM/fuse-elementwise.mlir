@@ -96,3 +96,46 @@ func.func @two_uses(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64xf32>, 
   %m = arith.mulf %z, %x : tensor<64xf32>
   return %a, %m : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// Momentum SGD: the new momentum is returned and read by the weight update.
+// One generic computes both (the producer's result becomes a second result
+// of the fused op), instead of writing the momentum and reading it back.
+// CHECK-LABEL: func.func @momentum_update
+// CHECK-SAME:    (%[[W:.+]]: tensor<64x32xf32>, %[[V:.+]]: tensor<64x32xf32>, %[[G:.+]]: tensor<64x32xf32>)
+// CHECK:         %[[F:.+]]:2 = linalg.generic
+// CHECK-SAME:      ins(%[[W]], %[[V]], %[[G]] : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
+// CHECK:           %[[M:.+]] = arith.mulf
+// CHECK:           %[[NV:.+]] = arith.addf %[[M]]
+// CHECK:           %[[S:.+]] = arith.mulf %[[NV]]
+// CHECK:           %[[NW:.+]] = arith.subf %{{.+}}, %[[S]]
+// CHECK:           linalg.yield %[[NV]], %[[NW]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[F]]#1, %[[F]]#0
+func.func @momentum_update(%w: tensor<64x32xf32>, %v: tensor<64x32xf32>, %g: tensor<64x32xf32>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %mu = arith.constant dense<0.9> : tensor<64x32xf32>
+  %lr = arith.constant dense<0.1> : tensor<64x32xf32>
+  %m = arith.mulf %v, %mu : tensor<64x32xf32>
+  %nv = arith.addf %m, %g : tensor<64x32xf32>
+  %s = arith.mulf %nv, %lr : tensor<64x32xf32>
+  %nw = arith.subf %w, %s : tensor<64x32xf32>
+  return %nw, %nv : tensor<64x32xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+// A producer read by two generics stays its own op (fusing it into both
+// would compute it twice).
+// CHECK-LABEL: func.func @two_consumers
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @two_consumers(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
+  %p = arith.addf %x, %y : tensor<64x32xf32>
+  %a = arith.mulf %p, %x : tensor<64x32xf32>
+  %b = arith.mulf %p, %y : tensor<64x32xf32>
+  return %p, %a, %b : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>
+}
