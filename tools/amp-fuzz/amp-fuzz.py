@@ -614,6 +614,59 @@ def save_failure(outdir, seed, index, flags, text, r, executable):
     return d
 
 
+BATCH_ID = re.compile(r"amp_fuzz\.id = (\d+)")
+
+
+def batch_check(runner, texts, flags):
+    """The crash / invalid / idempotence checks of `check` on many modules at
+    once: one amp-opt process per step, over a file of modules split by
+    `// -----` (--split-input-file), each module tagged with an
+    `amp_fuzz.id` attribute that the output keeps. Returns {index: "ok"}
+    for the modules that passed both runs unchanged; every other module
+    (an error, a crash, a changed second run) is left out, for `check` to
+    redo alone, so a batch never hides or invents a failure."""
+    chunks = []
+    for i, text in enumerate(texts):
+        if not text.startswith("module {"):
+            return {}
+        chunks.append("module attributes {amp_fuzz.id = %d : i64} {" % i +
+                      text[len("module {"):])
+    comb = runner.path("batch.mlir")
+    out1 = runner.path("batch1.mlir")
+    out2 = runner.path("batch2.mlir")
+    with open(comb, "w") as f:
+        f.write("\n// -----\n".join(chunks))
+
+    def outputs(path):
+        if not os.path.exists(path):
+            return {}
+        with open(path) as f:
+            parts = f.read().split("// -----")
+        by_id = {}
+        for part in parts:
+            m = BATCH_ID.search(part)
+            if m:
+                by_id[int(m.group(1))] = part.strip()
+        return by_id
+
+    for path in (out1, out2):
+        if os.path.exists(path):
+            os.unlink(path)
+    rc, _, err = runner.run([runner.opt, comb, "--split-input-file"] + flags +
+                            ["--verify-each=0", "-o", out1])
+    if crashed(rc, err):
+        return {}
+    first = outputs(out1)
+    if not first:
+        return {}
+    rc2, _, err2 = runner.run([runner.opt, out1, "--split-input-file"] +
+                              flags + ["-o", out2])
+    if crashed(rc2, err2) or rc2 != 0:
+        return {}
+    second = outputs(out2)
+    return {i: "ok" for i, text in first.items() if second.get(i) == text}
+
+
 def cmd_run(args):
     runner = Runner(args)
     counts = collections.Counter()
@@ -626,9 +679,25 @@ def cmd_run(args):
         os.makedirs(outdir, exist_ok=True)
     last_report = t0
     try:
+        passed = {}  # (seed, index) -> True: passed in a batch
         for seed in range(args.seed_start, args.seed_start + args.count):
             if args.time_limit and time.time() - t0 > args.time_limit:
                 break
+            # --batch=B: seeds B-aligned share the configuration of their
+            # first seed and are checked together first (batch_check).
+            if args.batch > 1 and (seed - args.seed_start) % args.batch == 0:
+                group = [s for s in range(seed, min(
+                    seed + args.batch, args.seed_start + args.count))
+                    if not is_executable_seed(s, args.exec_every)]
+                bflags, _ = make_config(seed, 0, args.opt_binary)
+                texts = [gen_module(s, False).render() for s in group]
+                ok = batch_check(runner, texts, bflags)
+                passed = {group[i]: bflags for i in ok}
+                counts["batch-passed"] += len(ok)
+            if seed in passed:
+                counts["graphs"] += 1
+                counts["configs"] += 1
+                continue
             executable = is_executable_seed(seed, args.exec_every)
             mod = gen_module(seed, executable)
             text = mod.render()
@@ -636,8 +705,16 @@ def cmd_run(args):
             if executable:
                 runner.main_text = irgen.main_for(mod)
             for index in range(args.configs_per_graph):
-                flags, expect = make_config(seed, index, args.opt_binary)
-                counts["configs"] += 1
+                if args.batch > 1:
+                    if index > 0:
+                        break
+                    flags, expect = make_config(
+                        seed - (seed - args.seed_start) % args.batch, 0,
+                        args.opt_binary)
+                    counts["configs"] += 1
+                else:
+                    flags, expect = make_config(seed, index, args.opt_binary)
+                    counts["configs"] += 1
                 r = check(runner, text, flags, expect, executable,
                           config_mode(flags))
                 st = r["status"]
@@ -694,7 +771,7 @@ def cmd_run(args):
     for k in ["graphs", "configs", "crash", "invalid", "idempotence",
               "rerun-error", "exec", "no-location", "rejected-with-diagnostic",
               "rejected-option-error", "option-error-unexpected", "executed",
-              "exec-inconclusive", "known-bug"]:
+              "exec-inconclusive", "known-bug", "batch-passed"]:
         label = {"crash": "crashes", "invalid": "invalid outputs",
                  "idempotence": "non-idempotent results",
                  "exec": "execution mismatches",
@@ -805,6 +882,10 @@ def main():
     p.add_argument("--count", type=int, default=200)
     p.add_argument("--seed-start", type=int, default=1)
     p.add_argument("--configs-per-graph", type=int, default=1)
+    p.add_argument("--batch", type=int, default=0,
+                   help="check B graphs per amp-opt process first (one "
+                   "configuration per batch; what does not pass there is "
+                   "checked alone); for runs of millions")
     p.add_argument("--out", default=None, help="save failures here")
     p.add_argument("--shrink", action="store_true")
     p.add_argument("--time-limit", type=float, default=0)
