@@ -681,10 +681,45 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
   return success();
 }
 
+/// Whether `op` is an arith.truncf / arith.extf of a whole tensor that
+/// nobody reads (scalar casts, e.g. in linalg bodies, are left alone).
+static bool isDeadTensorCast(Operation *op) {
+  return isa<arith::TruncFOp, arith::ExtFOp>(op) &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         isOpTriviallyDead(op);
+}
+
+/// Erases the tensor casts nobody reads, and the tensor casts that only
+/// they read.
+static void eraseDeadCasts(Operation *root) {
+  SmallVector<Operation *> worklist;
+  root->walk([&](Operation *op) {
+    if (isDeadTensorCast(op))
+      worklist.push_back(op);
+  });
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    Operation *producer = op->getOperand(0).getDefiningOp();
+    op->erase();
+    if (producer && isDeadTensorCast(producer))
+      worklist.push_back(producer);
+  }
+}
+
 void AutoMixedPrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (printPolicy)
     policy->print(llvm::outs());
+
+  // With the cast cleanup on, the output keeps no tensor cast that nobody
+  // reads.
+  // Erasing them first lets the painting see the program that a second run
+  // on the output sees: an op read only by a dead cast chain (an
+  // allow-listed linalg.fill, say) was painted as used on the first run,
+  // then cast back by the cleanup, and painted as unused on the second
+  // (test/Fuzz/dead-cast-chain-idempotence.mlir).
+  if (optimizeCasts)
+    eraseDeadCasts(module);
 
   // The painting and the rewrite's maps live in paintAndRewrite(), so they
   // are freed before the cast cleanup: on large graphs they are a large

@@ -6,6 +6,7 @@
     amp-fuzz.py config --seed N [--index K]      # its configuration (flags)
     amp-fuzz.py check FILE --flags FLAGS [--exec]  # run the checks on a file
     amp-fuzz.py shrink --seed N [--index K] [--kind KIND] [-o OUT]
+    amp-fuzz.py files PATH...                    # existing .mlir files (upstream tests)
 
 For every seed, `run` generates a module (irgen.py) and a random
 configuration (amp-opt flags), and checks:
@@ -793,6 +794,79 @@ def cmd_run(args):
     return 1 if nfail else 0
 
 
+UPSTREAM_CONFIGS = [
+    ["--amp"],
+    ["--amp=mode=bf16"],
+    ["--amp-auto-mixed-precision=mode=bf16 optimize-casts=true"],
+    ["--amp-pad-for-tensor-cores", "--amp"],
+]
+
+
+def cmd_files(args):
+    """Existing .mlir files (e.g. upstream MLIR's own lit tests) through
+    amp-opt under a few configurations, one amp-opt per file and
+    configuration with --split-input-file: no crash, and every failure a
+    located diagnostic. A crashing file is split and each of its pieces run
+    alone, to name the piece."""
+    runner = Runner(args)
+    files = []
+    for path in args.paths:
+        if os.path.isdir(path):
+            for d, _, names in os.walk(path):
+                files += [os.path.join(d, n) for n in names
+                          if n.endswith(".mlir")]
+        else:
+            files.append(path)
+    files.sort()
+    counts = collections.Counter()
+    bad = []
+    t0 = time.time()
+    try:
+        for f in files:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                pieces = re.split(r"^// -----\s*$", fh.read(), flags=re.M)
+            counts["files"] += 1
+            counts["pieces"] += len(pieces)
+            for flags in UPSTREAM_CONFIGS:
+                counts["runs"] += 1
+                rc, _, err = runner.run([runner.opt, f, "--split-input-file"] +
+                                        flags + ["-o", os.devnull])
+                if rc == 0:
+                    counts["runs-accepted"] += 1
+                    continue
+                if not crashed(rc, err):
+                    if LOC_ERROR.search(err):
+                        counts["runs-with-located-errors"] += 1
+                    else:
+                        counts["no-location"] += 1
+                        bad.append(("no-location", f, None, flags,
+                                    first_error(err)))
+                    continue
+                for i, piece in enumerate(pieces):
+                    one = runner.path("piece.mlir")
+                    with open(one, "w") as fh:
+                        fh.write(piece)
+                    rc1, _, err1 = runner.run([runner.opt, one] + flags +
+                                              ["-o", os.devnull])
+                    if crashed(rc1, err1):
+                        counts["crash"] += 1
+                        bad.append(("crash", f, i, flags,
+                                    crash_signature(rc1, err1)))
+    finally:
+        runner.cleanup()
+    print("amp-fuzz files: %d files, %d pieces, %d amp-opt runs, %.1f s" % (
+        counts["files"], counts["pieces"], counts["runs"], time.time() - t0))
+    for k in ["runs-accepted", "runs-with-located-errors", "crash",
+              "no-location"]:
+        label = {"crash": "crashing pieces",
+                 "no-location": "errors without location"}.get(k, k)
+        print("  %-28s %d" % (label + ":", counts[k]))
+    for kind, f, i, flags, msg in bad:
+        print("FAIL %s %s%s %s: %s" % (kind, f, "" if i is None else
+                                       " piece %d" % i, " ".join(flags), msg))
+    return 1 if bad else 0
+
+
 def cmd_gen(args):
     mod = gen_module(args.seed, args.exec)
     text = mod.render()
@@ -893,6 +967,12 @@ def main():
                    help="print progress every this many seconds")
     p.add_argument("--summary-json", default=None)
     p.set_defaults(fn=cmd_run)
+
+    p = sub.add_parser("files", help="run existing .mlir files (upstream "
+                       "MLIR's tests) through amp-opt")
+    tools(p)
+    p.add_argument("paths", nargs="+", help=".mlir files or folders")
+    p.set_defaults(fn=cmd_files)
 
     p = sub.add_parser("gen")
     p.add_argument("--seed", type=int, required=True)
