@@ -807,6 +807,13 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
   auto [dialectName, opName] = key.split('.');
   if (opName.empty())
     return error("'" + key + "' is not an op name (expected dialect.op)");
+  // The casts are what the painting inserts and the cleanup removes; on a
+  // list they would be painted like the ops they connect, and a second run
+  // would undo the first (found by the fuzzer).
+  if (key == "arith.truncf" || key == "arith.extf")
+    return error("'" + key +
+                 "' is a precision cast: amp-auto-mixed-precision inserts and "
+                 "removes casts itself, they cannot be put on a list");
   if (!ctx->getOrLoadDialect(dialectName)) {
     std::vector<StringRef> available = ctx->getAvailableDialects();
     SmallVector<std::string> dialects(available.begin(), available.end());

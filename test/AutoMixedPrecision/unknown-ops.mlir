@@ -18,6 +18,13 @@
 // RUN: amp-opt %s --amp-auto-mixed-precision='allow-add=mydialect.gemm,linalgg.matmul' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DIALECT
 // DIALECT: warning: amp-auto-mixed-precision: allow-add: dialect 'mydialect' is not registered: 'mydialect.gemm' matches no op
 // DIALECT: warning: amp-auto-mixed-precision: allow-add: dialect 'linalgg' is not registered: 'linalgg.matmul' matches no op; did you mean 'linalg'?
+// The casts belong to the pass: listing one is an error (the fuzzer found a
+// policy with arith.truncf on the allow list whose second run undid the
+// first).
+// RUN: not amp-opt %s --amp-auto-mixed-precision='allow-add=arith.truncf' 2>&1 | FileCheck %s --check-prefix=CAST
+// RUN: not amp-opt %s --amp-auto-mixed-precision='clear-remove=arith.extf' 2>&1 | FileCheck %s --check-prefix=CAST2
+// CAST: error: amp-auto-mixed-precision: allow-add: 'arith.truncf' is a precision cast: amp-auto-mixed-precision inserts and removes casts itself, they cannot be put on a list
+// CAST2: error: amp-auto-mixed-precision: clear-remove: 'arith.extf' is a precision cast
 // Known names, patterns and body patterns are accepted.
 // RUN: amp-opt %s --amp-auto-mixed-precision='allow-add=amp_test.opaque,linalg.generic:elementwise infer-remove=math.tanh,linalg.pooling_*_sum' -o /dev/null
 // A policy file: the error carries the entry's file:line:col.

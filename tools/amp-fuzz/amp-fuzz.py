@@ -163,6 +163,10 @@ def make_config(seed, index, opt):
                 # removal only: the op becomes unlisted
                 continue
             edits[cls + "-add"].append(name)
+        # listing a cast is an option error (the pass owns the casts)
+        if any(n in ("arith.truncf", "arith.extf")
+               for ns in edits.values() for n in ns):
+            expect_option_error = True
         # an op added to two classes is an option error too
         added = collections.Counter(n for key, ns in edits.items()
                                     if key.endswith("-add") for n in ns)
@@ -829,6 +833,18 @@ def cmd_files(args):
             counts["pieces"] += len(pieces)
             for flags in UPSTREAM_CONFIGS:
                 counts["runs"] += 1
+                if args.pieces:
+                    # Every piece alone: how many amp-opt accepts.
+                    for i, piece in enumerate(pieces):
+                        one = runner.path("piece.mlir")
+                        with open(one, "w") as fh:
+                            fh.write(piece)
+                        rc1, _, err1 = runner.run([runner.opt, one] + flags +
+                                                  ["-o", os.devnull])
+                        if rc1 == 0:
+                            counts["pieces-accepted"] += 1
+                        elif not crashed(rc1, err1) and LOC_ERROR.search(err1):
+                            counts["pieces-rejected"] += 1
                 rc, _, err = runner.run([runner.opt, f, "--split-input-file"] +
                                         flags + ["-o", os.devnull])
                 if rc == 0:
@@ -857,7 +873,8 @@ def cmd_files(args):
     print("amp-fuzz files: %d files, %d pieces, %d amp-opt runs, %.1f s" % (
         counts["files"], counts["pieces"], counts["runs"], time.time() - t0))
     for k in ["runs-accepted", "runs-with-located-errors", "crash",
-              "no-location"]:
+              "no-location"] + (["pieces-accepted", "pieces-rejected"]
+                                if args.pieces else []):
         label = {"crash": "crashing pieces",
                  "no-location": "errors without location"}.get(k, k)
         print("  %-28s %d" % (label + ":", counts[k]))
@@ -972,6 +989,9 @@ def main():
                        "MLIR's tests) through amp-opt")
     tools(p)
     p.add_argument("paths", nargs="+", help=".mlir files or folders")
+    p.add_argument("--pieces", action="store_true",
+                   help="also run every piece alone and count how many "
+                   "amp-opt accepts (pieces x configurations)")
     p.set_defaults(fn=cmd_files)
 
     p = sub.add_parser("gen")
