@@ -798,6 +798,15 @@ def cmd_run(args):
     return 1 if nfail else 0
 
 
+def parse_only_error(runner, path, split=False):
+    """The first error of amp-opt only parsing and verifying `path` (no
+    pass), or None if it is valid."""
+    rc, _, err = runner.run([runner.opt, path] +
+                            (["--split-input-file"] if split else []) +
+                            ["-o", os.devnull])
+    return first_error(err) if rc != 0 else None
+
+
 UPSTREAM_CONFIGS = [
     ["--amp"],
     ["--amp=mode=bf16"],
@@ -843,8 +852,22 @@ def cmd_files(args):
                                                   ["-o", os.devnull])
                         if rc1 == 0:
                             counts["pieces-accepted"] += 1
-                        elif not crashed(rc1, err1) and LOC_ERROR.search(err1):
+                        elif crashed(rc1, err1):
+                            counts["crash"] += 1
+                            bad.append(("crash", f, i, flags,
+                                        crash_signature(rc1, err1)))
+                        elif LOC_ERROR.search(err1):
                             counts["pieces-rejected"] += 1
+                        elif parse_only_error(runner, one) == \
+                                first_error(err1):
+                            # MLIR's own verifier rejects the input itself
+                            # without a location (ops that a named op's
+                            # builder makes have none): not amp-opt's.
+                            counts["pieces-invalid-input-unlocated"] += 1
+                        else:
+                            counts["no-location"] += 1
+                            bad.append(("no-location", f, i, flags,
+                                        first_error(err1)))
                 rc, _, err = runner.run([runner.opt, f, "--split-input-file"] +
                                         flags + ["-o", os.devnull])
                 if rc == 0:
@@ -853,6 +876,9 @@ def cmd_files(args):
                 if not crashed(rc, err):
                     if LOC_ERROR.search(err):
                         counts["runs-with-located-errors"] += 1
+                    elif parse_only_error(runner, f, split=True) == \
+                            first_error(err):
+                        counts["runs-invalid-input-unlocated"] += 1
                     else:
                         counts["no-location"] += 1
                         bad.append(("no-location", f, None, flags,
@@ -873,8 +899,9 @@ def cmd_files(args):
     print("amp-fuzz files: %d files, %d pieces, %d amp-opt runs, %.1f s" % (
         counts["files"], counts["pieces"], counts["runs"], time.time() - t0))
     for k in ["runs-accepted", "runs-with-located-errors", "crash",
-              "no-location"] + (["pieces-accepted", "pieces-rejected"]
-                                if args.pieces else []):
+              "no-location", "runs-invalid-input-unlocated"] + (
+                  ["pieces-accepted", "pieces-rejected",
+                   "pieces-invalid-input-unlocated"] if args.pieces else []):
         label = {"crash": "crashing pieces",
                  "no-location": "errors without location"}.get(k, k)
         print("  %-28s %d" % (label + ":", counts[k]))
