@@ -807,6 +807,25 @@ def parse_only_error(runner, path, split=False):
     return first_error(err) if rc != 0 else None
 
 
+def classify_file_run(runner, path, flags, split=False):
+    """amp-opt FLAGS on an existing file: ("accepted" | "crash" |
+    "located-errors" | "invalid-input-unlocated" | "no-location", message).
+    An input that MLIR's own verifier rejects without a location (the ops a
+    named op's builder puts in its region have none) is not amp-opt's."""
+    rc, _, err = runner.run([runner.opt, path] +
+                            (["--split-input-file"] if split else []) +
+                            flags + ["-o", os.devnull])
+    if rc == 0:
+        return "accepted", ""
+    if crashed(rc, err):
+        return "crash", crash_signature(rc, err)
+    if LOC_ERROR.search(err):
+        return "located-errors", first_error(err)
+    if parse_only_error(runner, path, split) == first_error(err):
+        return "invalid-input-unlocated", first_error(err)
+    return "no-location", first_error(err)
+
+
 UPSTREAM_CONFIGS = [
     ["--amp"],
     ["--amp=mode=bf16"],
@@ -842,65 +861,31 @@ def cmd_files(args):
             counts["pieces"] += len(pieces)
             for flags in UPSTREAM_CONFIGS:
                 counts["runs"] += 1
-                if args.pieces:
-                    # Every piece alone: how many amp-opt accepts.
-                    for i, piece in enumerate(pieces):
-                        one = runner.path("piece.mlir")
-                        with open(one, "w") as fh:
-                            fh.write(piece)
-                        rc1, _, err1 = runner.run([runner.opt, one] + flags +
-                                                  ["-o", os.devnull])
-                        if rc1 == 0:
-                            counts["pieces-accepted"] += 1
-                        elif crashed(rc1, err1):
-                            counts["crash"] += 1
-                            bad.append(("crash", f, i, flags,
-                                        crash_signature(rc1, err1)))
-                        elif LOC_ERROR.search(err1):
-                            counts["pieces-rejected"] += 1
-                        elif parse_only_error(runner, one) == \
-                                first_error(err1):
-                            # MLIR's own verifier rejects the input itself
-                            # without a location (ops that a named op's
-                            # builder makes have none): not amp-opt's.
-                            counts["pieces-invalid-input-unlocated"] += 1
-                        else:
-                            counts["no-location"] += 1
-                            bad.append(("no-location", f, i, flags,
-                                        first_error(err1)))
-                rc, _, err = runner.run([runner.opt, f, "--split-input-file"] +
-                                        flags + ["-o", os.devnull])
-                if rc == 0:
-                    counts["runs-accepted"] += 1
-                    continue
-                if not crashed(rc, err):
-                    if LOC_ERROR.search(err):
-                        counts["runs-with-located-errors"] += 1
-                    elif parse_only_error(runner, f, split=True) == \
-                            first_error(err):
-                        counts["runs-invalid-input-unlocated"] += 1
-                    else:
-                        counts["no-location"] += 1
-                        bad.append(("no-location", f, None, flags,
-                                    first_error(err)))
+                # Every piece alone (--pieces), or only to name the piece
+                # that crashes the whole file.
+                kind, msg = classify_file_run(runner, f, flags, split=True)
+                counts["runs-" + kind] += 1
+                if kind == "no-location":
+                    counts[kind] += 1
+                    bad.append((kind, f, None, flags, msg))
+                if not args.pieces and kind != "crash":
                     continue
                 for i, piece in enumerate(pieces):
                     one = runner.path("piece.mlir")
                     with open(one, "w") as fh:
                         fh.write(piece)
-                    rc1, _, err1 = runner.run([runner.opt, one] + flags +
-                                              ["-o", os.devnull])
-                    if crashed(rc1, err1):
-                        counts["crash"] += 1
-                        bad.append(("crash", f, i, flags,
-                                    crash_signature(rc1, err1)))
+                    kind, msg = classify_file_run(runner, one, flags)
+                    counts["pieces-" + kind] += 1
+                    if kind in ("crash", "no-location"):
+                        counts[kind] += 1
+                        bad.append((kind, f, i, flags, msg))
     finally:
         runner.cleanup()
     print("amp-fuzz files: %d files, %d pieces, %d amp-opt runs, %.1f s" % (
         counts["files"], counts["pieces"], counts["runs"], time.time() - t0))
-    for k in ["runs-accepted", "runs-with-located-errors", "crash",
-              "no-location", "runs-invalid-input-unlocated"] + (
-                  ["pieces-accepted", "pieces-rejected",
+    for k in ["runs-accepted", "runs-located-errors",
+              "runs-invalid-input-unlocated", "crash", "no-location"] + (
+                  ["pieces-accepted", "pieces-located-errors",
                    "pieces-invalid-input-unlocated"] if args.pieces else []):
         label = {"crash": "crashing pieces",
                  "no-location": "errors without location"}.get(k, k)
