@@ -4,7 +4,7 @@
 # mlir-runner. See docs/lowering.md.
 #
 #   scripts/lower-to-llvm.sh [--lower-to-runtime|--fast] [--parallel] \
-#       [FILE|-] [extra amp-opt options...] > out.mlir
+#       [--donate-state] [FILE|-] [extra amp-opt options...] > out.mlir
 #
 # Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The passes
 # are amp-opt's `amp-lower-to-llvm` pipeline (buildAmpLowerToLLVMPipeline in
@@ -18,6 +18,9 @@
 #                       every matmul and convolution (f32 too) in libamp_rt
 #   --parallel          adds parallel=true: loops on all cores (OpenMP; run
 #                       the result with -shared-libs=.../libomp.so first)
+#   --donate-state      adds donate-state=true: a training step writes its
+#                       new params and optimizer state over its arguments
+#                       (amp-run --fast does; docs/lowering.md)
 #
 # The amp-opt binary is $AMP_OPT, else `amp-opt` on PATH, else
 # build/bin/amp-opt next to this script. Extra options go to amp-opt
@@ -30,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --lower-to-runtime) options+=(runtime=true) ;;
     --fast) options+=(fast=true) ;;
     --parallel) options+=(parallel=true) ;;
+    --donate-state) options+=(donate-state=true) ;;
     *) break ;;
   esac
   shift

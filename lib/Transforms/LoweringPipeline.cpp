@@ -161,6 +161,8 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     // two contractions, and bufferization would then copy the shared one.
     pm.addPass(createCanonicalizerPass());
   }
+  if (options.donateState)
+    pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
   // parallel: every big loop nest that stays becomes one chunk per thread.
   if (parallel) {
     TileForThreadsPassOptions tile;
@@ -186,6 +188,8 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.donateState)
+    pm.addNestedPass<func::FuncOp>(createReturnDonatedBuffersPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Loops. parallel: the chunks of amp-tile-for-threads become OpenMP

@@ -8,7 +8,8 @@ FILE (default stdin) holds `builtin.module(a,b{opts},...)`, as
 `amp-opt --dump-pass-pipeline` (its "Pass Manager with N passes:" line is
 skipped). Each pass is printed as `name{options}` with the options' spacing
 normalized, or with --names as its bare name, so that two spellings of one
-pipeline compare equal with diff and FileCheck can check the order.
+pipeline compare equal with diff and FileCheck can check the order. A nested
+pipeline prints as `anchor(pass,...)`, its passes normalized the same way.
 """
 import re
 import sys
@@ -20,7 +21,10 @@ def passes(text):
     text = re.sub(r"\s+", " ", text).strip()
     if not (text.startswith("builtin.module(") and text.endswith(")")):
         sys.exit(f"unexpected pipeline: {text[:200]}")
-    inner = text[len("builtin.module("):-1]
+    return split(text[len("builtin.module("):-1])
+
+
+def split(inner):
     out, depth, cur = [], 0, ""
     for ch in inner:
         if ch in "{(":
@@ -38,6 +42,11 @@ def passes(text):
 
 
 def normalize(p):
+    nested = re.fullmatch(r"([\w.-]+)\s*\((.*)\)", p)
+    if nested:
+        anchor, inner = nested.groups()
+        names, fulls = zip(*(normalize(q) for q in split(inner))) if inner.strip() else ((), ())
+        return (f"{anchor}({','.join(names)})", f"{anchor}({','.join(fulls)})")
     m = re.fullmatch(r"([\w.-]+)(?:\{(.*)\})?", p)
     if not m:
         sys.exit(f"cannot parse pass: {p}")

@@ -152,6 +152,12 @@ static cl::opt<unsigned> loopThreads(
     cl::desc("With --fast / --parallel: chunks per parallel loop (0, the "
              "default: this machine's hardware threads; 1: serial loops)"),
     cl::init(0), cl::cat(runCategory));
+static cl::opt<cl::boolOrDefault> donateState(
+    "donate-state",
+    cl::desc("Let the training step write its new params and optimizer "
+             "state over the old ones (amp-lower-to-llvm{donate-state=true}; "
+             "default: on with --fast)"),
+    cl::cat(runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("libamp_rt to load with --lower-to-runtime or --fast (default: "
@@ -335,6 +341,9 @@ public:
         contiguous = false;
       expected *= v.sizes()[d];
     }
+    // A donated argument's buffer, updated in place, is its own result.
+    if (base == dst)
+      return;
     if (contiguous) {
       std::memcpy(dst, base, n * elemBytes);
       return;
@@ -541,6 +550,13 @@ static llvm::Expected<Dataset> loadData(const Signature &step) {
 /// Whether the lowered code calls libamp_rt.
 static bool usesRuntime() { return lowerToRuntime || fastPipeline; }
 
+/// Whether the step updates its params and optimizer state in place.
+static bool donatesState() {
+  if (donateState == cl::BOU_UNSET)
+    return fastPipeline;
+  return donateState == cl::BOU_TRUE;
+}
+
 /// Adds amp-lower-to-llvm with the options of the flags to `pm`:
 /// {runtime=true} under --lower-to-runtime, {fast=true} under --fast.
 /// scripts/lower-to-llvm.sh runs the same builder through amp-opt.
@@ -550,6 +566,7 @@ static void buildLoweringPipeline(mlir::OpPassManager &pm) {
   options.fast = fastPipeline;
   options.parallel = parallelLoops;
   options.threads = loopThreads;
+  options.donateState = donatesState();
   mlir::amp::buildAmpLowerToLLVMPipeline(pm, options);
 }
 
@@ -615,7 +632,8 @@ static double threadCpuMs() {
 
 /// --bench-steps: one untimed call of the step on the first training batch,
 /// then N timed calls with the same arguments (the results are freed, never
-/// applied), so that every call does the same work. Returns the peak memory
+/// applied; a donated state is updated in place, as in training), so that
+/// every call does the same work. Returns the peak memory
 /// of one call, measured as the training loop does.
 static int64_t benchmarkStep(JitFunction &stepCall,
                              llvm::ArrayRef<HostTensor *> stepArgs,
@@ -744,12 +762,14 @@ static llvm::Error run() {
       continue;
     fn.setPublic();
     fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
-    // The roles are read; keep them out of the LLVM IR.
+    // The roles are read; keep them out of the LLVM IR. amp.updates stays
+    // for amp-update-state-in-place under --donate-state.
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
       fn.removeArgAttr(i, "amp.role");
     for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
       fn.removeResultAttr(i, mlir::StringAttr::get(&context, "amp.role"));
-      fn.removeResultAttr(i, mlir::StringAttr::get(&context, "amp.updates"));
+      if (!donatesState())
+        fn.removeResultAttr(i, mlir::StringAttr::get(&context, "amp.updates"));
     }
   }
   if (auto err = lower(*module))

@@ -124,6 +124,13 @@ struct AmpLowerToLLVMOptions
       llvm::cl::desc("With parallel (or fast): chunks per parallel loop "
                      "(0: this machine's hardware threads; 1: serial loops)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> donateState{
+      *this, "donate-state",
+      llvm::cl::desc("Write a training step's new params and optimizer state "
+                     "into their arguments' buffers "
+                     "(amp-update-state-in-place): the caller donates them "
+                     "and must not read them after the call"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the lowering of a module of func / arith / math / tensor / linalg /

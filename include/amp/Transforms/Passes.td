@@ -584,6 +584,55 @@ def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def UpdateStateInPlacePass
+    : Pass<"amp-update-state-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Write a training step's new params and optimizer state into "
+                "their arguments' buffers (the caller donates them)";
+  let description = [{
+    A training step returns, for every param and optimizer-state argument,
+    its new value (the result's `amp.updates = N` names argument N). Written
+    into a fresh buffer, the optimizer update of a 2048x2048 weight reads
+    the weight, its momentum and its gradient and writes two new 16 MB
+    buffers, each write first fetching the destination's cache lines: about
+    1.6x the memory traffic of an update in place, and the step's peak
+    memory holds every param and every state tensor twice.
+
+    For a result whose value is computed by an all-parallel
+    `linalg.generic` that does not read that result's init (its init is
+    typically a `tensor.empty`), and whose argument is read, apart from that
+    generic (at the same element), only by ops before it in the block, this
+    pass makes the argument the generic's init, marks it
+    `bufferization.writable` and `amp.donated`, and folds the generic's
+    reads of the argument into its init (upstream's
+    `populateEraseUnnecessaryInputsPatterns`), so that one-shot
+    bufferization, after `amp-tile-for-threads` too, updates the buffer in
+    place. `amp-return-donated-buffers` then returns that buffer instead of
+    the copy the buffer deallocation pipeline makes of it.
+
+    This changes the calling convention: the step's caller must not read an
+    `amp.donated` argument after the call (its buffer holds the new value,
+    which the matching result returns). `amp-run` donates its params and
+    optimizer state; `amp-lower-to-llvm` does it with `donate-state=true`.
+    Results and arguments that do not match stay as they are.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ReturnDonatedBuffersPass
+    : Pass<"amp-return-donated-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Return a donated argument's buffer instead of a clone of it";
+  let description = [{
+    After one-shot bufferization has updated an `amp.donated` argument in
+    place (`amp-update-state-in-place`), the ownership-based buffer
+    deallocation returns a `bufferization.clone` of it, since a function
+    does not own its arguments. The caller donated that buffer and expects
+    it back: this pass returns the argument itself wherever such a clone's
+    only uses are `func.return`s, saving a copy of every updated tensor per
+    call. Run it after the deallocation passes and before
+    `convert-bufferization-to-memref`.
+  }];
+}
+
 def AnnotateVectorLoopsPass : Pass<"amp-annotate-vector-loops"> {
   let summary = "Ask LLVM's loop vectorizer for full-width vectors on the "
                 "innermost loops";
