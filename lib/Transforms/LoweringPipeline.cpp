@@ -161,6 +161,8 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     // two contractions, and bufferization would then copy the shared one.
     pm.addPass(createCanonicalizerPass());
   }
+  if (fast)
+    pm.addPass(createPrepareDestinationsPass());
   if (options.donateState)
     pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
   // parallel: every big loop nest that stays becomes one chunk per thread.
@@ -182,9 +184,10 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
     pm.addPass(createLowerToRuntimePass(lowerOptions));
   }
   // parallel: bufferizing a chunk's tensor.parallel_insert_slice copies the
-  // chunk onto itself (two equal subviews); CSE makes them one value and
-  // the canonicalizer then drops the self-copy.
-  if (parallel)
+  // chunk onto itself (two equal subviews), and so does a slice insertion
+  // of amp-prepare-destinations (fast); CSE makes them one value and the
+  // canonicalizer then drops the self-copy.
+  if (parallel || fast)
     pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);

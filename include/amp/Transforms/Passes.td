@@ -584,6 +584,34 @@ def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PrepareDestinationsPass : Pass<"amp-prepare-destinations"> {
+  let summary = "Give each contraction its own zero-filled init and make "
+                "pads and slice insertions copy loops, so that bufferization "
+                "copies nothing";
+  let description = [{
+    Two shapes of tensor IR make one-shot bufferization copy whole
+    activations; both are common in imported models (torch-mlir's resnet18
+    export: 38 copies per forward, 18 of them through the runtime's
+    element-by-element `memrefCopy` on one thread):
+
+    - one `linalg.fill` shared as the init of several ops (torch-mlir
+      zero-fills one tensor per shape for all its convolutions): each such
+      init use but one gets its own clone of the fill (and of its
+      `tensor.empty`), which `amp-lower-to-runtime` then drops in favour of
+      an `_overwrite` call;
+    - `tensor.pad` with a constant (upstream's `DecomposePadOpPattern`:
+      `tensor.empty` + `linalg.fill` + `tensor.insert_slice`), and any
+      `tensor.insert_slice` that is not rank-reducing: the insertion becomes
+      a `linalg.copy` into a `tensor.extract_slice` of the destination, which
+      bufferizes in place into a copy loop that `amp-tile-for-threads`
+      splits and LLVM vectorizes.
+
+    Part of the fast pipeline, before `amp-tile-for-threads`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def UpdateStateInPlacePass
     : Pass<"amp-update-state-in-place", "::mlir::func::FuncOp"> {
   let summary = "Write a training step's new params and optimizer state into "
