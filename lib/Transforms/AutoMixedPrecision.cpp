@@ -681,28 +681,41 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
   return success();
 }
 
-/// Whether `op` is an arith.truncf / arith.extf of a whole tensor that
-/// nobody reads (scalar casts, e.g. in linalg bodies, are left alone).
-static bool isDeadTensorCast(Operation *op) {
-  return isa<arith::TruncFOp, arith::ExtFOp>(op) &&
-         isa<RankedTensorType>(op->getResult(0).getType()) &&
+/// Whether `op` computes a tensor that nobody reads, without side effects
+/// (an op with regions, e.g. scf.if, only if nothing inside has any).
+static bool isDeadTensorOp(Operation *op) {
+  return llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>) &&
          isOpTriviallyDead(op);
 }
 
-/// Erases the tensor casts nobody reads, and the tensor casts that only
-/// they read.
-static void eraseDeadCasts(Operation *root) {
+/// Erases the tensor ops nobody reads, and the tensor ops that only they
+/// read.
+static void eraseDeadTensorOps(Operation *root) {
   SmallVector<Operation *> worklist;
   root->walk([&](Operation *op) {
-    if (isDeadTensorCast(op))
+    if (isDeadTensorOp(op))
       worklist.push_back(op);
   });
+  DenseSet<Operation *> erased;
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    Operation *producer = op->getOperand(0).getDefiningOp();
+    // An op inside one already erased, or listed twice.
+    if (erased.contains(op) || !isDeadTensorOp(op))
+      continue;
+    // The producers of what the op reads, inside its regions too (an
+    // scf.for body reads values from above).
+    SmallVector<Operation *> producers;
+    op->walk([&](Operation *nested) {
+      erased.insert(nested);
+      for (Value operand : nested->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          if (!op->isAncestor(producer))
+            producers.push_back(producer);
+    });
     op->erase();
-    if (producer && isDeadTensorCast(producer))
-      worklist.push_back(producer);
+    for (Operation *producer : producers)
+      if (!erased.contains(producer) && isDeadTensorOp(producer))
+        worklist.push_back(producer);
   }
 }
 
@@ -712,14 +725,18 @@ void AutoMixedPrecisionPass::runOnOperation() {
     policy->print(llvm::outs());
 
   // With the cast cleanup on, the output keeps no tensor cast that nobody
-  // reads.
-  // Erasing them first lets the painting see the program that a second run
-  // on the output sees: an op read only by a dead cast chain (an
-  // allow-listed linalg.fill, say) was painted as used on the first run,
-  // then cast back by the cleanup, and painted as unused on the second
-  // (test/Fuzz/dead-cast-chain-idempotence.mlir).
+  // reads, and the cleanup moves casts into the linalg.generic bodies that
+  // read them. Erasing every side-effect-free tensor op that nobody reads
+  // first lets the painting see the program that a second run on the
+  // output sees: an op read only by a dead cast chain (an allow-listed
+  // linalg.fill, say) was painted as used on the first run, then cast back
+  // by the cleanup, and painted as unused on the second
+  // (test/Fuzz/dead-cast-chain-idempotence.mlir); a dead generic reading an
+  // f32 extension followed it f32 on the first run, and the f16 value
+  // itself, once the cleanup had moved the extension into its body, on the
+  // second (test/Fuzz/dead-generic-fused-ext-idempotence.mlir).
   if (optimizeCasts)
-    eraseDeadCasts(module);
+    eraseDeadTensorOps(module);
 
   // The painting and the rewrite's maps live in paintAndRewrite(), so they
   // are freed before the cast cleanup: on large graphs they are a large

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""resnet18 forward through the lowering pipeline: f32 vs AMP bf16 (and f16),
+with PyTorch eager f32 and autocast bf16 on the same CPU and batch
+(docs/performance.md).
+
+torchvision's resnet18 (eval mode, random weights) is exported with
+scripts/torch-to-amp.py (weights and batch-norm statistics as arguments,
+NCHW). The f32 program is the export; the AMP ones are
+`amp-opt --amp='mode=bf16'` (and `--amp`, f16) of it. amp-run times a step,
+so each file gets a `@bench_step` that calls `@forward` and returns
+sum(logits * label) as its loss (one 8x1000 reduction, next to nothing);
+all run with
+
+    amp-run FILE --fast --step=bench_step --eval=none --steps=0 --bench-steps=N
+
+in interleaved rounds; the best of the rounds' medians is reported. PyTorch
+runs in the interpreter given by --torch-python (default: the venv of
+scripts/setup-torch.sh), under torch.no_grad(), median of N calls after two
+warm-up calls. Run through bench/resnet18_forward.sh, which sets the threads
+and unsets OPENBLAS_CORETYPE.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from train_step import cpu_info, load_avg  # noqa: E402
+
+TORCH_SNIPPET = r"""
+import sys, time, torch, torchvision
+torch.set_num_threads(int(sys.argv[1]))
+batch, calls = int(sys.argv[2]), int(sys.argv[3])
+m = torchvision.models.resnet18().eval()
+x = torch.randn(batch, 3, 224, 224)
+def median_ms(f):
+    f(); f()
+    ts = []
+    for _ in range(calls):
+        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+    ts.sort()
+    return ts[len(ts) // 2] * 1e3
+with torch.no_grad():
+    print("torch f32 %.2f" % median_ms(lambda: m(x)))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        print("torch bf16 %.2f" % median_ms(lambda: m(x)))
+"""
+
+
+def add_bench_step(src_path, dst_path):
+    """Appends @bench_step(x {input}, weights {param}, label {label}) ->
+    loss = sum(forward(x, weights) * label) to a torch-to-amp export."""
+    src = open(src_path).read()
+    m = re.search(r"func\.func @forward\((.*?)\) -> (tensor<[^>]*>)", src,
+                  re.S)
+    if not m:
+        sys.exit("%s: no func.func @forward(...) -> tensor<...>" % src_path)
+    args = re.findall(r"(%arg\d+): (tensor<[^>]*>)", m.group(1))
+    logits = m.group(2)
+    sig = ['%s: %s {amp.role = "%s"}' % (n, t, "input" if i == 0 else "param")
+           for i, (n, t) in enumerate(args)]
+    sig.append('%%label: %s {amp.role = "label"}' % logits)
+    names = ", ".join(n for n, _ in args)
+    types = ", ".join(t for _, t in args)
+    step = """
+  func.func @bench_step(%s) -> (tensor<f32> {amp.role = "loss"}) {
+    %%logits = func.call @forward(%s) : (%s) -> %s
+    %%zero = arith.constant 0.0 : f32
+    %%e = tensor.empty() : tensor<f32>
+    %%acc = linalg.fill ins(%%zero : f32) outs(%%e : tensor<f32>) -> tensor<f32>
+    %%loss = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+        affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+        iterator_types = ["reduction", "reduction"]}
+        ins(%%logits, %%label : %s, %s) outs(%%acc : tensor<f32>) {
+    ^bb0(%%a: f32, %%b: f32, %%o: f32):
+      %%p = arith.mulf %%a, %%b : f32
+      %%s = arith.addf %%o, %%p : f32
+      linalg.yield %%s : f32
+    } -> tensor<f32>
+    return %%loss : tensor<f32>
+  }
+""" % (", ".join(sig), names, types, logits, logits, logits)
+    end = src.rstrip().rfind("}")
+    with open(dst_path, "w") as f:
+        f.write(src[:end] + step + "}\n")
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if r.returncode != 0:
+        sys.exit("failed (%d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                          r.stderr[-2000:]))
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--bench-steps", type=int, default=10)
+    ap.add_argument("--f16", action="store_true",
+                    help="also time amp-opt --amp (f16)")
+    ap.add_argument("--torch-python", default=os.path.join(
+        os.environ.get("AMP_TORCH_VENV",
+                       os.path.expanduser("~/.venvs/amp-torch")),
+        "bin", "python"))
+    ap.add_argument("--keep", help="keep the files in this directory")
+    args = ap.parse_args()
+
+    if not os.path.exists(args.torch_python):
+        print("resnet18_forward: skipped: %s not found; the export needs "
+              "torch and torch-mlir (scripts/setup-torch.sh)"
+              % args.torch_python)
+        return 0
+    threads = os.environ.get("OMP_NUM_THREADS", "2")
+    opt = os.path.join(args.build, "bin", "amp-opt")
+    amp_run = os.path.join(args.build, "bin", "amp-run")
+    tmp = args.keep or tempfile.mkdtemp(prefix="amp-resnet18-")
+    os.makedirs(tmp, exist_ok=True)
+    export = os.path.join(tmp, "resnet18-b%d.mlir" % args.batch)
+    run([args.torch_python, os.path.join(ROOT, "scripts", "torch-to-amp.py"),
+         "resnet18", "--batch", str(args.batch), "-o", export])
+    variants = {"f32": None, "bf16": "mode=bf16"}
+    if args.f16:
+        variants["f16"] = "mode=f16"
+    files = {}
+    for name, amp in variants.items():
+        fwd = export
+        if amp:
+            fwd = os.path.join(tmp, "forward.%s.mlir" % name)
+            run([opt, export, "--amp=" + amp, "-o", fwd])
+        files[name] = os.path.join(tmp, "resnet18.%s.mlir" % name)
+        add_bench_step(fwd, files[name])
+
+    best = {}
+    for _ in range(args.rounds):
+        for name, path in files.items():
+            out = run([amp_run, path, "--fast", "--step=bench_step",
+                       "--eval=none", "--data=synthetic:1000",
+                       "--synthetic-samples=%d" % (2 * args.batch),
+                       "--steps=0", "--bench-steps=%d" % args.bench_steps])
+            ms = float(re.search(r"step time: median ([0-9.]+) ms", out)
+                       .group(1))
+            best[name] = min(best.get(name, ms), ms)
+    torch_out = run([args.torch_python, "-c", TORCH_SNIPPET, threads,
+                     str(args.batch), str(args.bench_steps)])
+    torch_ms = dict((k, float(v)) for k, v in
+                    re.findall(r"torch (\w+) ([0-9.]+)", torch_out))
+
+    cpu = cpu_info()
+    print("CPU: %s (cpu family %s, avx512_bf16 %s), %s threads, load %s"
+          % (cpu["model"], cpu["family"], "yes" if cpu["bf16"] else "no",
+             threads, load_avg()))
+    print("resnet18 batch %d forward (NCHW, eval batch norm), amp-run --fast, "
+          "best of %d rounds of %d calls (median)"
+          % (args.batch, args.rounds, args.bench_steps))
+    print("%-22s %10s %12s" % ("", "ms", "vs f32"))
+    for name in files:
+        print("%-22s %10.2f %11.2fx" % ("amp-run " + name, best[name],
+                                        best["f32"] / best[name]))
+    for name, label in (("f32", "torch eager f32"),
+                        ("bf16", "torch autocast bf16")):
+        if name in torch_ms:
+            print("%-22s %10.2f %11.2fx" % (label, torch_ms[name],
+                                            best["f32"] / torch_ms[name]))
+    if "bf16" in torch_ms:
+        print("amp-run bf16 vs torch autocast bf16: %.2fx"
+              % (torch_ms["bf16"] / best["bf16"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
