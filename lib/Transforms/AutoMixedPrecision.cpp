@@ -10,6 +10,7 @@
 #include "amp/Analysis/PrecisionAnnotations.h"
 #include "amp/Analysis/PrecisionPainting.h"
 #include "amp/Analysis/PrecisionPolicy.h"
+#include "amp/Analysis/TargetPrecision.h"
 #include "amp/Transforms/PassStatistics.h"
 #include "amp/Transforms/Passes.h"
 
@@ -92,6 +93,9 @@ private:
 
   // Set by initialize(); shared by clones of the pass.
   AmpMode modeValue = AmpMode::F16;
+  /// mode=auto: what was chosen and why; `rewrite` false when nothing pays.
+  std::optional<AutoPrecision> autoChoice;
+  bool rewrite = true;
   AmpLevel levelValue = AmpLevel::Default;
   std::shared_ptr<PrecisionPolicy> policy;
 };
@@ -661,9 +665,23 @@ AutoMixedPrecisionPass::checkLossScaleOrder(const PrecisionPainting &painting) {
 LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
   Location loc = UnknownLoc::get(ctx);
   std::optional<AmpMode> parsedMode = parseAmpMode(mode);
+  if (mode == "auto") {
+    autoChoice = chooseAutoPrecision(target, cpuFeatures);
+    if (!autoChoice)
+      return emitError(loc)
+             << "amp-auto-mixed-precision: unknown target '" << target
+             << "' for mode=auto (expected " << listPrecisionTargets() << ")";
+    rewrite = autoChoice->mode.has_value();
+    parsedMode = autoChoice->mode.value_or(AmpMode::F16);
+  } else if (!cpuFeatures.empty() || target != "cpu") {
+    return emitError(loc) << "amp-auto-mixed-precision: target and "
+                             "cpu-features choose the type of mode=auto; "
+                             "mode is '"
+                          << mode << "'";
+  }
   if (!parsedMode)
     return emitError(loc) << "amp-auto-mixed-precision: unknown mode '" << mode
-                          << "' (expected f16 or bf16)";
+                          << "' (expected f16, bf16 or auto)";
   std::optional<AmpLevel> parsedLevel = parseAmpLevel(level);
   if (!parsedLevel)
     return emitError(loc) << "amp-auto-mixed-precision: unknown level '"
@@ -723,6 +741,16 @@ void AutoMixedPrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (printPolicy)
     policy->print(llvm::outs());
+  if (autoChoice && (explain || printStats || !rewrite))
+    module.emitRemark() << "amp-auto-mixed-precision: mode=auto target="
+                        << target << ": "
+                        << (autoChoice->mode
+                                ? (*autoChoice->mode == AmpMode::BF16 ? "bf16"
+                                                                      : "f16")
+                                : "f32, nothing rewritten")
+                        << " (" << autoChoice->reason << ")";
+  if (!rewrite)
+    return;
 
   // With the cast cleanup on, the output keeps no tensor cast that nobody
   // reads, and the cleanup moves casts into the linalg.generic bodies that

@@ -2,18 +2,36 @@
 
 #include "amp/Transforms/Passes.h"
 
+#include "amp/Analysis/TargetPrecision.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 using namespace mlir::amp;
 
+/// The target mode=auto decides for: `target` when given, else the host
+/// CPU (the option's default, h100, is the report's).
+static std::string autoTarget(const AmpPipelineOptions &options) {
+  return options.target.hasValue() ? options.target.getValue() : "cpu";
+}
+
 /// `auto`: dynamic loss scaling for f16, none for bf16 (which has f32's
-/// range, so its gradients do not underflow).
+/// range, so its gradients do not underflow) and for a program mode=auto
+/// leaves f32.
 static std::string resolveLossScaling(const AmpPipelineOptions &options) {
   if (options.lossScaling != "auto")
     return options.lossScaling;
-  return options.mode == "bf16" ? "none" : "dynamic";
+  std::optional<AmpMode> mode = parseAmpMode(options.mode);
+  if (options.mode == "auto") {
+    // An unknown target is amp-auto-mixed-precision's error to report.
+    std::optional<AutoPrecision> choice =
+        chooseAutoPrecision(autoTarget(options), options.cpuFeatures);
+    if (choice && !choice->mode)
+      return "none";
+    mode = choice ? choice->mode : std::nullopt;
+  }
+  return mode == AmpMode::BF16 ? "none" : "dynamic";
 }
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm,
@@ -21,12 +39,20 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   // The report (docs/reports.md) compares snapshots taken before and right
   // after the rewrite with the IR after the cast cleanup. A target without
   // an output still gets amp-report-write, which checks it and says so.
+  // A target named for mode=auto alone asks for no report.
   bool reporting = !options.report.empty() || options.summary ||
-                   !options.dot.empty() || options.target != "h100";
+                   !options.dot.empty() ||
+                   (options.target != "h100" && options.target != "cpu" &&
+                    options.mode != "auto");
   if (reporting)
     pm.addPass(createReportSnapshotPass({/*stage=*/"input"}));
   AutoMixedPrecisionPassOptions ampOptions;
   ampOptions.mode = options.mode;
+  if (options.mode == "auto") {
+    ampOptions.target = autoTarget(options);
+    ampOptions.cpuFeatures.assign(options.cpuFeatures.begin(),
+                                  options.cpuFeatures.end());
+  }
   ampOptions.policyFile = options.policy;
   ampOptions.explain = options.explain;
   ampOptions.castEconomy = options.castEconomy;
@@ -79,7 +105,9 @@ void mlir::amp::registerAmpPipelines() {
         explained.lossScaleState = options.lossScaleState;
         explained.report = options.report;
         explained.summary = options.summary;
-        explained.target = options.target;
+        if (options.target.hasValue())
+          explained.target = options.target;
+        explained.cpuFeatures = options.cpuFeatures;
         explained.dot = options.dot;
         explained.dotFunction = options.dotFunction;
         buildAmpPipeline(pm, explained);

@@ -32,6 +32,9 @@ struct ReportWritePass
     : public amp::impl::ReportWritePassBase<ReportWritePass> {
   using Base::Base;
 
+  /// An unknown target is an option error: one line, before any IR is
+  /// touched.
+  LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
 
 private:
@@ -49,6 +52,21 @@ std::unique_ptr<llvm::ToolOutputFile> ReportWritePass::open(StringRef path,
     getOperation().emitError() << "amp-report-write: cannot write the " << what
                                << " to '" << path << "': " << message;
   return file;
+}
+
+LogicalResult ReportWritePass::initialize(MLIRContext *context) {
+  if (lookupGpuTarget(target))
+    return success();
+  Location loc = UnknownLoc::get(context);
+  if (target == "cpu")
+    return emitError(loc)
+           << "amp-report-write: the report's step-time estimate has GPU "
+              "presets only ("
+           << listGpuTargets()
+           << "); with mode=auto target=cpu, leave out report=, "
+              "summary=true and dot=";
+  return emitError(loc) << "amp-report-write: unknown target '" << target
+                        << "' (expected " << listGpuTargets() << ")";
 }
 
 void ReportWritePass::runOnOperation() {
@@ -70,11 +88,8 @@ void ReportWritePass::runOnOperation() {
   stripPrecisionDecisions(module);
   stripSnapshots(module);
 
-  if (!gpu) {
-    module.emitError() << "amp-report-write: unknown target '" << target
-                       << "' (expected " << listGpuTargets() << ")";
-    return signalPassFailure();
-  }
+  // initialize() checked the target.
+  assert(gpu && "unknown target");
   if (failed(input)) {
     module.emitError()
         << "amp-report-write: no snapshot of the input; run "

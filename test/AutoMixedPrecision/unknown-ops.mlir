@@ -33,11 +33,11 @@
 // FILE-NOT: see current operation
 // Bad option values: one line each, in the pass and in the pipeline.
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=xx' 2>&1 | FileCheck %s --check-prefix=MODE
-// RUN: not amp-opt %s --amp='mode=auto' 2>&1 | FileCheck %s --check-prefix=AUTO
-// MODE: error: amp-auto-mixed-precision: unknown mode 'xx' (expected f16 or bf16)
+// RUN: not amp-opt %s --amp='mode=auto target=tpu' 2>&1 | FileCheck %s --check-prefix=AUTO
+// MODE: error: amp-auto-mixed-precision: unknown mode 'xx' (expected f16, bf16 or auto)
 // MODE-NOT: see current operation
 // MODE-NOT: func.func
-// AUTO: error: amp-auto-mixed-precision: unknown mode 'auto' (expected f16 or bf16)
+// AUTO: error: amp-auto-mixed-precision: unknown target 'tpu' for mode=auto (expected v100, a100, h100 or cpu)
 // AUTO-NOT: see current operation
 // AUTO-NOT: func.func
 // RUN: not amp-opt %s --amp-loss-scaling='mode=xx' 2>&1 | FileCheck %s --check-prefix=LS

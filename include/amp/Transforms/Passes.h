@@ -15,7 +15,15 @@ namespace mlir::amp {
 /// Options of the default AMP pipeline (`--amp`).
 struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<std::string> mode{
-      *this, "mode", llvm::cl::desc("f16 or bf16"), llvm::cl::init("f16")};
+      *this, "mode",
+      llvm::cl::desc("f16, bf16, or auto: what pays on `target` (the host "
+                     "CPU unless target is given)"),
+      llvm::cl::init("f16")};
+  PassOptions::ListOption<std::string> cpuFeatures{
+      *this, "cpu-features",
+      llvm::cl::desc("With mode=auto target=cpu: LLVM x86 feature names to "
+                     "decide from instead of the host's (e.g. "
+                     "avx512bf16,f16c)")};
   PassOptions::Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Policy file (JSON or YAML)"),
       llvm::cl::init("")};
@@ -55,8 +63,10 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("GPU preset of the report's step-time estimate: v100, "
-                     "a100 or h100"),
+      llvm::cl::desc("v100, a100, h100 or cpu: what mode=auto picks the "
+                     "type for (default there: cpu, the host), and the GPU "
+                     "preset of the report's step-time estimate (default "
+                     "h100; cpu has none)"),
       llvm::cl::init("h100")};
   PassOptions::Option<std::string> dot{
       *this, "dot",

@@ -46,7 +46,13 @@ def AutoMixedPrecisionPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
+           "Low-precision type: f16, bf16, or auto (what pays on `target`)">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "With mode=auto: v100, a100, h100 or cpu (the host CPU, or the "
+           "one cpu-features describes)">,
+    ListOption<"cpuFeatures", "cpu-features", "std::string",
+               "With mode=auto target=cpu: LLVM x86 feature names to decide "
+               "from instead of the host's (e.g. avx512bf16,f16c)">,
     Option<"level", "level", "std::string", /*default=*/"\"default\"",
            "How far to go: default, tensor-cores-only (only allow ops run "
            "low) or treat-infer-as-deny">,

@@ -1,0 +1,41 @@
+//===- TargetPrecision.h - What mode=auto picks for a target ----*- C++ -*-===//
+//
+// `mode=auto`: the low-precision type that pays on the target, from its
+// arithmetic: bf16 where it has bf16 dot products (AVX512_BF16 or AMX on a
+// CPU, bf16 Tensor Cores on a GPU), f16 storage where a CPU only converts
+// (F16C), f16 on a GPU with f16 Tensor Cores only, nothing where nothing
+// pays (f32, no rewrite).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_ANALYSIS_TARGETPRECISION_H
+#define AMP_ANALYSIS_TARGETPRECISION_H
+
+#include "amp/Analysis/PrecisionPolicy.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::amp {
+
+struct AutoPrecision {
+  /// The low type, or none: the program stays f32.
+  std::optional<AmpMode> mode;
+  /// Why, in one sentence (for remarks and --amp-explain).
+  std::string reason;
+};
+
+/// What `mode=auto` picks for `target`: v100, a100, h100 (the GPU presets)
+/// or cpu. For cpu, `cpuFeatures` names LLVM's x86 features (e.g.
+/// "avx512bf16", "f16c"); empty means the host's. Returns nothing for an
+/// unknown target.
+std::optional<AutoPrecision>
+chooseAutoPrecision(StringRef target, ArrayRef<std::string> cpuFeatures);
+
+/// "v100, a100, h100 or cpu", for error messages.
+std::string listPrecisionTargets();
+
+} // namespace mlir::amp
+
+#endif // AMP_ANALYSIS_TARGETPRECISION_H

@@ -1,0 +1,70 @@
+//===- TargetPrecision.cpp - What mode=auto picks for a target ------------===//
+
+#include "amp/Analysis/TargetPrecision.h"
+
+#include "amp/Analysis/GpuTargets.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// The CPU features mode=auto looks at: `requested`, or the host's.
+static llvm::StringSet<> cpuFeatureSet(ArrayRef<std::string> requested) {
+  llvm::StringSet<> set;
+  if (!requested.empty()) {
+    for (const std::string &f : requested)
+      set.insert(StringRef(f).trim());
+    return set;
+  }
+  for (const auto &entry : llvm::sys::getHostCPUFeatures())
+    if (entry.getValue())
+      set.insert(entry.getKey());
+  return set;
+}
+
+std::optional<AutoPrecision>
+mlir::amp::chooseAutoPrecision(StringRef target,
+                               ArrayRef<std::string> cpuFeatures) {
+  if (target == "cpu") {
+    llvm::StringSet<> features = cpuFeatureSet(cpuFeatures);
+    StringRef which = cpuFeatures.empty() ? "the host CPU" : "the CPU";
+    if (features.contains("avx512bf16") || features.contains("amx-bf16"))
+      return AutoPrecision{
+          AmpMode::BF16,
+          (which + " has bf16 dot products (" +
+           (features.contains("avx512bf16") ? "AVX512_BF16" : "AMX-BF16") +
+           "), twice the work of an f32 FMA: bf16")
+              .str()};
+    if (features.contains("f16c"))
+      return AutoPrecision{AmpMode::F16,
+                           (which +
+                            " converts f16 (F16C) but has no low-precision "
+                            "arithmetic: f16 storage halves the bytes, the "
+                            "arithmetic stays f32")
+                               .str()};
+    return AutoPrecision{
+        std::nullopt,
+        (which + " has neither bf16 dot products nor F16C conversions: "
+                 "nothing pays, the program stays f32")
+            .str()};
+  }
+  const GpuTarget *gpu = lookupGpuTarget(target);
+  if (!gpu)
+    return std::nullopt;
+  if (gpu->peakBF16Tensor > 0)
+    return AutoPrecision{AmpMode::BF16,
+                         (gpu->name + " has bf16 Tensor Cores at the f16 "
+                                      "rate: bf16, f32's range, no loss "
+                                      "scaling needed")
+                             .str()};
+  return AutoPrecision{AmpMode::F16,
+                       (gpu->name + " has f16 Tensor Cores only: f16").str()};
+}
+
+std::string mlir::amp::listPrecisionTargets() {
+  std::string list;
+  for (const GpuTarget &gpu : getGpuTargets())
+    list += gpu.name.str() + ", ";
+  return list.substr(0, list.size() - 2) + " or cpu";
+}
