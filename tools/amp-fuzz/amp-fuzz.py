@@ -107,17 +107,18 @@ EDIT_NAMES = [
 ]
 CLASSES = ["allow", "infer", "clear", "deny"]
 
-_POLICY = None
+_POLICY = {}
 
 
-def default_policy(opt):
-    """{op name: class} of amp-opt's default policy (print-policy)."""
-    global _POLICY
-    if _POLICY is None:
+def default_policy(opt, mode="f16"):
+    """{op name: class} of amp-opt's default policy for `mode`
+    (print-policy): bf16 moves sums to infer."""
+    if mode not in _POLICY:
         p = subprocess.run(
-            [opt, "--amp-auto-mixed-precision=print-policy=1", "-", "-o",
-             os.devnull], input="module {}\n", capture_output=True, text=True)
-        _POLICY, cls = {}, None
+            [opt, "--amp-auto-mixed-precision=mode=%s print-policy=1" % mode,
+             "-", "-o", os.devnull], input="module {}\n",
+            capture_output=True, text=True)
+        policy, cls = {}, None
         for line in p.stdout.splitlines():
             m = re.match(r"^(\w+):", line)
             if m:
@@ -125,8 +126,9 @@ def default_policy(opt):
                 continue
             m = re.match(r'^\s*-\s*"?([^"]+)"?', line)
             if m and cls:
-                _POLICY[m.group(1)] = cls
-    return _POLICY
+                policy[m.group(1)] = cls
+        _POLICY[mode] = policy
+    return _POLICY[mode]
 
 
 def make_config(seed, index, opt):
@@ -145,7 +147,7 @@ def make_config(seed, index, opt):
             opts.append("cast-economy=false")
         flags.append("--amp" + ("=" + " ".join(opts) if opts else ""))
     else:
-        pol = default_policy(opt)
+        pol = default_policy(opt, mode)
         opts = ["mode=" + mode]
         edits = collections.defaultdict(list)
         for _ in range(rng.choice([0, 1, 1, 2, 3, 4])):
