@@ -101,6 +101,13 @@ struct CastOptimizationStats {
 /// the module.
 CastOptimizationStats optimizeCasts(Operation *root);
 
+/// The last step of the cleanup alone: moves each tensor arith.extf whose
+/// uses are all inputs of linalg.generic / map / reduce ops into their
+/// bodies. Returns how many moved. amp-auto-mixed-precision runs it on its
+/// input too (with optimize-casts), so that it paints the program a second
+/// run on its output sees.
+uint64_t fuseExtensionsIntoConsumers(Operation *root);
+
 /// Prints `stats` to stderr as amp-optimize-casts{stats=true} does.
 void printCastOptimizationStats(const CastOptimizationStats &stats);
 
