@@ -752,25 +752,23 @@ void AutoMixedPrecisionPass::runOnOperation() {
   if (!rewrite)
     return;
 
-  // With the cast cleanup on, the output keeps no tensor cast that nobody
-  // reads, and the cleanup moves casts into the linalg.generic bodies that
-  // read them. Erasing every side-effect-free tensor op that nobody reads
-  // first lets the painting see the program that a second run on the
-  // output sees: an op read only by a dead cast chain (an allow-listed
-  // linalg.fill, say) was painted as used on the first run, then cast back
-  // by the cleanup, and painted as unused on the second
-  // (test/Fuzz/dead-cast-chain-idempotence.mlir); a dead generic reading an
-  // f32 extension followed it f32 on the first run, and the f16 value
-  // itself, once the cleanup had moved the extension into its body, on the
-  // second (test/Fuzz/dead-generic-fused-ext-idempotence.mlir).
-  // Likewise, the cleanup moves tensor extensions into the bodies of the
-  // generics that read them, and a second run then sees a generic reading
-  // the low value itself (seed 4058304 of tools/amp-fuzz: a bf16 argument
-  // extended for a clear generic, painted f32 first and low on the second
-  // run); moving them first paints that program on the first run too.
+  // With the cast cleanup on, the output keeps no tensor op that nobody
+  // reads, no cast chain the cleanup can fold, and no tensor extension
+  // that only generic bodies read (the cleanup moves it into them). A
+  // second run on the output paints that program, so the first run paints
+  // it too: it erases every side-effect-free tensor op nobody reads, then
+  // runs the cleanup on its input. Each was a fuzzer-found idempotence bug:
+  // an op read only by a dead cast chain or a dead generic reading an f32
+  // extension was painted as used on the first run
+  // (test/Fuzz/dead-cast-chain-idempotence.mlir,
+  // dead-generic-fused-ext-idempotence.mlir); a live generic reading an
+  // extended bf16 argument was painted f32, then low once the extension was
+  // in its body (extension-into-body-idempotence.mlir); an allow-listed
+  // fill read through an f16 round trip the cleanup folded away was kept
+  // f32, then painted low (fill-round-trip-idempotence.mlir).
   if (optimizeCasts) {
     eraseDeadTensorOps(module);
-    fuseExtensionsIntoConsumers(module);
+    (void)amp::optimizeCasts(module);
   }
 
   // The painting and the rewrite's maps live in paintAndRewrite(), so they

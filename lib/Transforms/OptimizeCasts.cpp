@@ -115,10 +115,6 @@ namespace {
 class CastOptimizer {
 public:
   CastOptimizationStats run(Operation *root);
-  uint64_t runFusion(Operation *root) {
-    fuseExtensionsIntoConsumers(root);
-    return fused;
-  }
 
 private:
   void processCast(Operation *castOp);
@@ -489,10 +485,6 @@ CastOptimizationStats CastOptimizer::run(Operation *root) {
 
 CastOptimizationStats mlir::amp::optimizeCasts(Operation *root) {
   return CastOptimizer().run(root);
-}
-
-uint64_t mlir::amp::fuseExtensionsIntoConsumers(Operation *root) {
-  return CastOptimizer().runFusion(root);
 }
 
 void mlir::amp::printCastOptimizationStats(const CastOptimizationStats &stats) {

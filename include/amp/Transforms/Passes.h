@@ -98,15 +98,9 @@ struct CastOptimizationStats {
 /// Runs the amp-optimize-casts cleanup on `root` (docs/passes.md). The pass
 /// runs it on its module; amp-auto-mixed-precision{optimize-casts=true}
 /// runs it at its end, which saves the --amp pipeline one verification of
-/// the module.
-CastOptimizationStats optimizeCasts(Operation *root);
-
-/// The last step of the cleanup alone: moves each tensor arith.extf whose
-/// uses are all inputs of linalg.generic / map / reduce ops into their
-/// bodies. Returns how many moved. amp-auto-mixed-precision runs it on its
-/// input too (with optimize-casts), so that it paints the program a second
+/// the module, and on its input, so that it paints the program a second
 /// run on its output sees.
-uint64_t fuseExtensionsIntoConsumers(Operation *root);
+CastOptimizationStats optimizeCasts(Operation *root);
 
 /// Prints `stats` to stderr as amp-optimize-casts{stats=true} does.
 void printCastOptimizationStats(const CastOptimizationStats &stats);
