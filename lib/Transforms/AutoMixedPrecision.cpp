@@ -93,9 +93,8 @@ private:
 
   // Set by initialize(); shared by clones of the pass.
   AmpMode modeValue = AmpMode::F16;
-  /// mode=auto: what was chosen and why; `rewrite` false when nothing pays.
+  /// mode=auto: what was chosen and why (no mode: nothing pays, f32).
   std::optional<AutoPrecision> autoChoice;
-  bool rewrite = true;
   AmpLevel levelValue = AmpLevel::Default;
   std::shared_ptr<PrecisionPolicy> policy;
 };
@@ -671,7 +670,6 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
       return emitError(loc)
              << "amp-auto-mixed-precision: unknown target '" << target
              << "' for mode=auto (expected " << listPrecisionTargets() << ")";
-    rewrite = autoChoice->mode.has_value();
     parsedMode = autoChoice->mode.value_or(AmpMode::F16);
   } else if (!cpuFeatures.empty() || target != "cpu") {
     return emitError(loc) << "amp-auto-mixed-precision: target and "
@@ -741,7 +739,8 @@ void AutoMixedPrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (printPolicy)
     policy->print(llvm::outs());
-  if (autoChoice && (explain || printStats || !rewrite))
+  bool keepF32 = autoChoice && !autoChoice->mode;
+  if (autoChoice && (explain || printStats || keepF32))
     module.emitRemark() << "amp-auto-mixed-precision: mode=auto target="
                         << target << ": "
                         << (autoChoice->mode
@@ -749,7 +748,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
                                                                       : "f16")
                                 : "f32, nothing rewritten")
                         << " (" << autoChoice->reason << ")";
-  if (!rewrite)
+  if (keepF32)
     return;
 
   // With the cast cleanup on, the output keeps no tensor op that nobody
