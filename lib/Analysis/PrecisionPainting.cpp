@@ -389,10 +389,9 @@ void PrecisionPainting::collectDeadOps(Region &region) {
       if (!isMemoryEffectFree(&op))
         continue;
       // An unused contraction is still painted like any other: it seeds the
-      // painting of its inputs.
-      bool touchesF32 = llvm::any_of(op.getOperandTypes(), isF32Like) ||
-                        llvm::any_of(op.getResultTypes(), isF32Like);
-      if (touchesF32 && policy.classify(&op).cls == PrecisionClass::Allow)
+      // painting of its inputs. So is one that an earlier run made low, or
+      // the second run would see its inputs as dead where the first did not.
+      if (policy.classify(&op).cls == PrecisionClass::Allow)
         continue;
       deadOps.insert(&op);
     }
