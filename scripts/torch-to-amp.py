@@ -41,7 +41,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+from torch._functorch.aot_autograd import aot_export_module
 from torch.func import functional_call
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch_mlir import fx
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
@@ -155,6 +157,13 @@ def build_model(args):
         s = args.image_size
         inputs = (torch.randn(args.batch, 3, s, s),)
     model.eval()
+    if args.train:
+        # Batch norm on batch statistics (the running ones become results);
+        # dropout stays off: its random masks do not export.
+        model.train()
+        for m in model.modules():
+            if isinstance(m, nn.modules.dropout._DropoutNd):
+                m.eval()
     # Random but not trivial inference-mode batch norm: running statistics
     # other than (0, 1), so that the folded scale and shift are exercised.
     with torch.no_grad():
@@ -216,16 +225,131 @@ def _var_f32(x, dim=None, *, correction=None, keepdim=False):
     return _var_mean_f32(x, dim, correction=correction, keepdim=keepdim)[0]
 
 
+def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding,
+                         dilation, ceil_mode, indices):
+    """aten.max_pool2d_with_indices_backward without a scatter (torch-mlir
+    lowers PyTorch's to tm_tensor.scatter, which is not upstream MLIR): each
+    of the window's offsets adds the output gradients whose argmax is the
+    input position it reaches into a strided slice of a padded gradient."""
+    def pair(v):
+        return tuple(v) if len(v) == 2 else (v[0], v[0])
+    kh, kw = pair(kernel_size)
+    sh, sw = pair(stride or kernel_size)
+    ph, pw = pair(padding)
+    dh, dw = pair(dilation)
+    h_in, w_in = self.shape[-2:]
+    oh, ow = grad_output.shape[-2:]
+    hp = max(h_in + 2 * ph, (oh - 1) * sh + (kh - 1) * dh + 1)
+    wp = max(w_in + 2 * pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+    grad = grad_output.new_zeros(tuple(self.shape[:-2]) + (hp, wp))
+    for i in range(kh):
+        for j in range(kw):
+            h = torch.arange(oh) * sh + i * dh - ph
+            w = torch.arange(ow) * sw + j * dw - pw
+            valid = ((h >= 0) & (h < h_in))[:, None] \
+                & ((w >= 0) & (w < w_in))[None, :]
+            pos = torch.where(valid, h[:, None] * w_in + w[None, :], -1)
+            contrib = torch.where(indices == pos, grad_output, 0.0)
+            h0, w0 = i * dh, j * dw
+            h1, w1 = h0 + (oh - 1) * sh + 1, w0 + (ow - 1) * sw + 1
+            rows = grad[..., h0:h1:sh, :]
+            rows = torch.slice_scatter(rows, rows[..., w0:w1:sw] + contrib,
+                                       dim=-1, start=w0, end=w1, step=sw)
+            grad = torch.slice_scatter(grad, rows, dim=-2, start=h0, end=h1,
+                                       step=sh)
+    return grad[..., ph:ph + h_in, pw:pw + w_in]
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    """aten._adaptive_avg_pool2d_backward when the input's sides are
+    multiples of the output's (VGG's 7x7 -> 7x7, ResNet's 7x7 -> 1x1): each
+    output gradient spread evenly over its window. torch-mlir has no lowering
+    of the general case."""
+    h_in, w_in = self.shape[-2:]
+    oh, ow = grad_output.shape[-2:]
+    if h_in % oh or w_in % ow:
+        raise NotImplementedError(
+            f"adaptive average pooling {h_in}x{w_in} -> {oh}x{ow}: the "
+            "backward is exported only when the sides divide evenly")
+    kh, kw = h_in // oh, w_in // ow
+    lead = tuple(grad_output.shape[:-2])
+    spread = (grad_output / (kh * kw))[..., :, None, :, None]
+    return spread.expand(lead + (oh, kh, ow, kw)).reshape(lead + (h_in, w_in))
+
+
 def decompositions(args):
     table = get_decomposition_table()
     if not args.f64_variance:
         table[torch.ops.aten.var_mean.correction] = _var_mean_f32
         table[torch.ops.aten.var.correction] = _var_f32
+    if args.train:
+        table[torch.ops.aten.max_pool2d_with_indices_backward.default] = \
+            _max_pool2d_backward
+        table[torch.ops.aten._adaptive_avg_pool2d_backward.default] = \
+            _adaptive_avg_pool2d_backward
     return table
+
+
+class TrainingLoss(nn.Module):
+    """forward(*inputs, target) -> (loss,): cross-entropy against a soft
+    (one-hot) target over the last dimension for classifiers, the mean
+    squared error for the encoder (its output is an embedding). A soft
+    target keeps the loss's backward free of scatters."""
+
+    def __init__(self, model, mse):
+        super().__init__()
+        self.model = model
+        self.mse = mse
+
+    def forward(self, *args):
+        out = self.model(*args[:-1])
+        target = args[-1]
+        if self.mse:
+            return (torch.mean((out - target) ** 2),)
+        rows = out.numel() // out.shape[-1]
+        return (-(torch.log_softmax(out, -1) * target).sum() / rows,)
+
+
+def export_training_step(args, model, inputs):
+    """The joint forward + backward graph of one training step (aot_autograd
+    with the loss as output 0), imported as one function. Arguments: the
+    parameters, the buffers, the inputs, the target; results: the updated
+    batch-norm buffers, the loss, one gradient per parameter."""
+    torch.manual_seed(args.seed + 1)
+    with torch.no_grad():
+        out = model(*inputs)
+    mse = args.model == "transformer"
+    if mse:
+        target = torch.randn_like(out)
+    else:
+        target = F.one_hot(torch.randint(0, out.shape[-1], out.shape[:-1]),
+                           out.shape[-1]).float()
+    loss_module = TrainingLoss(model, mse)
+    call_inputs = tuple(inputs) + (target,)
+    # Attention as matmul + softmax + matmul: the fused CPU kernel's
+    # backward has no torch-mlir lowering.
+    with sdpa_kernel(SDPBackend.MATH):
+        gm, signature = aot_export_module(
+            loss_module, call_inputs, trace_joint=True, output_loss_index=0,
+            decompositions=decompositions(args))
+    mlir_module = fx.stateless_fx_import(
+        gm, output_type="linalg-on-tensors", model_name=args.func_name)
+    state = dict(loss_module.named_parameters())
+    state.update(loss_module.named_buffers())
+    names = list(signature.parameters) + list(signature.buffers)
+    call_args = tuple(state[n].detach() for n in names) + call_inputs
+    arg_names = names + [f"input{i}" for i in range(len(inputs))] \
+        + ["target"]
+    described = [{"name": n, "shape": list(t.shape),
+                  "dtype": str(t.dtype).replace("torch.", "")}
+                 for n, t in zip(arg_names, call_args)]
+    return mlir_module, described, call_args
 
 
 def export(args, model, inputs):
     """Returns (MLIR text, argument descriptions, call arguments)."""
+    if args.train:
+        return export_training_step(args, model, inputs)
     if args.params == "args":
         names, weights = floating_state(model)
         module = WeightsAsArguments(model, names, len(inputs))
@@ -437,7 +561,11 @@ def main():
                    help="keep torch-mlir's decomposition of var / var_mean "
                         "(LayerNorm), which computes in f64; by default the "
                         "script decomposes them in f32")
-    p.add_argument("--func-name", default="forward")
+    p.add_argument("--train", action="store_true",
+                   help="export the training step (forward, loss, backward) "
+                   "instead of the inference forward")
+    p.add_argument("--func-name", default=None,
+                   help="default: forward, or train_step with --train")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--amp", action="store_true",
                    help="run amp-opt --amp on the export (FILE.amp.mlir)")
@@ -473,6 +601,16 @@ def main():
         p.error("a model name is required (see --list)")
     if args.check and not args.amp:
         p.error("--check needs --amp")
+    if args.check and args.train:
+        p.error("--check compares one result; --train exports many "
+                "(the loss and the gradients)")
+    if args.train and args.model == "gpt":
+        p.error("--train: gpt's embedding backward lowers to tm_tensor."
+                "scatter, which is not upstream MLIR")
+    if args.train and args.params != "args":
+        p.error("--train takes the weights as arguments (--params=args)")
+    if args.func_name is None:
+        args.func_name = "train_step" if args.train else "forward"
     out = args.output or f"{args.model}-b{args.batch}.mlir"
     base = out[:-5] if out.endswith(".mlir") else out
     stem = os.path.basename(base)
@@ -491,9 +629,12 @@ def main():
     with open(out, "w") as f:
         f.write(text)
     hist, body_hist = op_histogram(mlir_module)
-    nweights = sum(t.numel() for t in call_args[len(inputs):])
+    weights = call_args[:len(call_args) - len(inputs) - 1] if args.train \
+        else call_args[len(inputs):]
+    nweights = sum(t.numel() for t in weights)
     export_info = {
         "model": args.model, "batch": args.batch, "params": args.params,
+        "train": args.train,
         "f64_variance": args.f64_variance, "versions": versions(),
         "func": args.func_name, "mlir_bytes": len(text),
         "weights": nweights, "ops": hist, "body_ops": body_hist,

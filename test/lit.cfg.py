@@ -62,3 +62,23 @@ amp_rt_lib = os.path.join(config.amp_libs_dir,
 if os.path.isfile(amp_rt_lib):
     config.available_features.add("amp-runtime")
 config.substitutions.append(("%amp_rt_lib", amp_rt_lib))
+
+# The PyTorch export path (scripts/setup-torch.sh: torch, torchvision and
+# torch-mlir in a venv, 6 GB, not installed by CI): feature `torch`,
+# `%torch_python`. Found as $AMP_TORCH_VENV or ~/.venvs/amp-torch.
+def find_torch_python():
+    venv = os.environ.get("AMP_TORCH_VENV") or os.path.expanduser(
+        "~/.venvs/amp-torch")
+    python = os.path.join(venv, "bin", "python")
+    import glob
+    if os.path.isfile(python) and glob.glob(
+            os.path.join(venv, "lib", "python3*", "site-packages",
+                         "torch_mlir")):
+        return python
+    return None
+
+
+torch_python = find_torch_python()
+if torch_python:
+    config.available_features.add("torch")
+config.substitutions.append(("%torch_python", torch_python or "false"))
