@@ -1,6 +1,7 @@
 //===- Dataset.cpp - Classification data sets for amp-run -----------------===//
 
 #include "Dataset.h"
+#include "Error.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
@@ -61,10 +62,6 @@ void amp::run::shuffle(std::vector<int64_t> &indices, Rng &rng) {
 //===----------------------------------------------------------------------===//
 // Digits
 //===----------------------------------------------------------------------===//
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 /// Inflates a gzip file (one or more members) held in memory.
 static llvm::Expected<std::string> gunzip(StringRef data, StringRef name) {
