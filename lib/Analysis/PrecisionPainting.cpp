@@ -54,10 +54,25 @@ static bool accumulatesInF32(Operation *op, PrecisionClass cls) {
   return linalgOp && linalgOp.getNumReductionLoops() > 0;
 }
 
+/// Whether operand `index` of `op`, declared a contraction by `spec`, holds
+/// its accumulator: a listed operand, or an init of a destination-style op.
+static bool isContractionAccumulator(Operation *op, unsigned index,
+                                     const ContractionSpec &spec) {
+  if (llvm::is_contained(spec.accumulatorOperands, index))
+    return true;
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  return dps && dps.isDpsInit(&op->getOpOperand(index));
+}
+
 SlotRole PrecisionPainting::operandRole(Operation *op, unsigned index,
-                                        PrecisionClass cls) {
+                                        const Classification &classification) {
+  PrecisionClass cls = classification.cls;
   if (!isF32Like(op->getOperand(index).getType()))
     return SlotRole::None;
+  if (cls == PrecisionClass::Allow && classification.contraction)
+    return isContractionAccumulator(op, index, *classification.contraction)
+               ? SlotRole::Accumulator
+               : SlotRole::Painted;
   if (cls == PrecisionClass::Allow)
     if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
       return iface.isAmpAccumulatorOperand(index) ? SlotRole::Accumulator
@@ -70,12 +85,13 @@ SlotRole PrecisionPainting::operandRole(Operation *op, unsigned index,
 }
 
 SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
-                                       PrecisionClass cls) {
+                                       const Classification &classification) {
+  PrecisionClass cls = classification.cls;
   Value result = op->getResult(index);
   if (!isF32Like(result.getType()))
     return SlotRole::None;
   if (cls == PrecisionClass::Allow) {
-    if (hasAccumulatorResults(op))
+    if (hasAccumulatorResults(op) || classification.contraction)
       return SlotRole::Accumulator;
     if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
       if (iface.isAmpAccumulatorResult(index))
@@ -83,8 +99,8 @@ SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
   }
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
     OpOperand *tied = dps.getTiedOpOperand(cast<OpResult>(result));
-    if (tied &&
-        operandRole(op, tied->getOperandNumber(), cls) == SlotRole::Accumulator)
+    if (tied && operandRole(op, tied->getOperandNumber(), classification) ==
+                    SlotRole::Accumulator)
       return SlotRole::Accumulator;
   }
   return SlotRole::Painted;
@@ -92,7 +108,7 @@ SlotRole PrecisionPainting::resultRole(Operation *op, unsigned index,
 
 SlotRole PrecisionPainting::operandRole(const Node &node, unsigned index) {
   if (node.interfaceRoles)
-    return operandRole(node.op, index, node.classification.cls);
+    return operandRole(node.op, index, node.classification);
   if (!isF32Like(node.op->getOperand(index).getType()))
     return SlotRole::None;
   return index >= node.firstAccumulator ? SlotRole::Accumulator
@@ -101,7 +117,7 @@ SlotRole PrecisionPainting::operandRole(const Node &node, unsigned index) {
 
 SlotRole PrecisionPainting::resultRole(const Node &node, unsigned index) {
   if (node.interfaceRoles)
-    return resultRole(node.op, index, node.classification.cls);
+    return resultRole(node.op, index, node.classification);
   if (!isF32Like(node.op->getResult(index).getType()))
     return SlotRole::None;
   // The results of a linalg op are tied to its inits.
@@ -463,7 +479,8 @@ void PrecisionPainting::buildOpNodes(Region &region) {
         }
         node.interfaceRoles =
             (cls == PrecisionClass::Allow &&
-             (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op)));
+             (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op) ||
+              node.classification.contraction));
         if (!node.interfaceRoles && accumulatesInF32(&op, cls))
           node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
         // A slice of an f32 accumulator (amp-pad-for-tensor-cores slices
@@ -494,8 +511,7 @@ void PrecisionPainting::buildOpNodes(Region &region) {
           llvm::all_of(op.getUses(), [&](OpOperand &use) {
             Operation *user = use.getOwner();
             return operandRole(user, use.getOperandNumber(),
-                               policy.classify(user).cls) ==
-                   SlotRole::Accumulator;
+                               policy.classify(user)) == SlotRole::Accumulator;
           })) {
         node.fixed = true;
         node.why = Node::Why::AccumulatorPad;

@@ -368,6 +368,25 @@ void PrecisionPolicy::print(raw_ostream &os) const {
     for (StringRef key : keys)
       os << "  - \"" << key << "\"\n";
   }
+  // Contractions print as such too (their allow entries above are what
+  // loading them adds; naming an op under both is not a conflict).
+  SmallVector<StringRef> names;
+  for (const auto &entry : contractions)
+    names.push_back(entry.getKey());
+  if (names.empty())
+    return;
+  llvm::sort(names);
+  os << "contraction:\n";
+  for (StringRef name : names) {
+    ArrayRef<unsigned> operands = contractions.lookup(name).accumulatorOperands;
+    os << "  - \"" << name << "\"";
+    if (!operands.empty()) {
+      os << ": [";
+      llvm::interleaveComma(operands, os);
+      os << "]";
+    }
+    os << "\n";
+  }
 }
 
 PrecisionClass PrecisionPolicy::adjust(PrecisionClass cls) const {
@@ -725,6 +744,13 @@ Classification PrecisionPolicy::classify(Operation *op) const {
     return it->second;
   bool perOp = false;
   Classification result = classifyUncached(op, perOp);
+  if (result.cls == PrecisionClass::Allow) {
+    auto spec = contractions.find(op->getName().getStringRef());
+    if (spec != contractions.end()) {
+      result.contraction = &spec->second;
+      result.reason = "contraction, policy file";
+    }
+  }
   if (!perOp)
     byName[op->getName()] = result;
   return result;
@@ -815,6 +841,10 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
                  "' is a precision cast: amp-auto-mixed-precision inserts and "
                  "removes casts itself, they cannot be put on a list");
   if (!ctx->getOrLoadDialect(dialectName)) {
+    // --allow-unregistered-dialect: the entry names the unregistered ops of
+    // the input (a custom contraction declared in a policy file).
+    if (ctx->allowsUnregisteredDialects())
+      return std::nullopt;
     std::vector<StringRef> available = ctx->getAvailableDialects();
     SmallVector<std::string> dialects(available.begin(), available.end());
     return PolicyKeyProblem{
@@ -840,6 +870,44 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
   if (RegisteredOperationName::lookup(key, ctx))
     return std::nullopt;
   return error("unknown op '" + key + "'" + didYouMean(key, ops));
+}
+
+/// A `contraction` item that is not a plain op name: `{op: [i, j]}`, one
+/// key, the indices of its accumulator operands. Sets `name` to the key.
+static LogicalResult parseContractionItem(
+    llvm::yaml::Node *item, llvm::yaml::ScalarNode *&name,
+    ContractionSpec &spec,
+    function_ref<LogicalResult(llvm::yaml::Node *, const Twine &)> fail) {
+  auto *map = dyn_cast<llvm::yaml::MappingNode>(item);
+  auto expected = [&](llvm::yaml::Node *at) {
+    return fail(at, "expected an op name, or a mapping from an op name to "
+                    "the indices of its accumulator operands "
+                    "(`my.gemm: [2]`)");
+  };
+  if (!map)
+    return expected(item);
+  for (llvm::yaml::KeyValueNode &kv : *map) {
+    if (name)
+      return fail(kv.getKey(), "one op per contraction item");
+    name = dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey());
+    auto *indices = dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
+    if (!name || !indices)
+      return expected(kv.getValue() ? kv.getValue() : item);
+    for (llvm::yaml::Node &index : *indices) {
+      auto *scalar = dyn_cast<llvm::yaml::ScalarNode>(&index);
+      SmallString<8> storage;
+      unsigned value;
+      if (!scalar || scalar->getValue(storage).getAsInteger(10, value))
+        return fail(&index, "expected an operand index (an integer >= 0)");
+      spec.accumulatorOperands.push_back(value);
+    }
+  }
+  if (!name)
+    return expected(item);
+  llvm::sort(spec.accumulatorOperands);
+  spec.accumulatorOperands.erase(llvm::unique(spec.accumulatorOperands),
+                                 spec.accumulatorOperands.end());
+  return success();
 }
 
 LogicalResult PrecisionPolicy::loadFile(
@@ -875,6 +943,7 @@ LogicalResult PrecisionPolicy::loadFile(
 
   // Entries of this file; an op named under two classes is an error.
   llvm::StringMap<std::pair<PrecisionClass, llvm::yaml::Node *>> fileEntries;
+  llvm::StringMap<ContractionSpec> fileContractions;
   SmallVector<std::string> order;
   for (llvm::yaml::Document &doc : stream) {
     llvm::yaml::Node *root = doc.getRoot();
@@ -890,23 +959,34 @@ LogicalResult PrecisionPolicy::loadFile(
         return fail(kv.getKey(), "expected a class name");
       SmallString<16> keyStorage;
       StringRef className = keyNode->getValue(keyStorage);
-      std::optional<PrecisionClass> cls = symbolizePrecisionClass(className);
+      bool isContraction = className == "contraction";
+      std::optional<PrecisionClass> cls =
+          isContraction ? PrecisionClass::Allow
+                        : symbolizePrecisionClass(className);
       if (!cls)
         return fail(keyNode, "unknown class '" + className +
-                                 "' (expected allow, infer, clear, deny or "
-                                 "unlisted)");
+                                 "' (expected allow, infer, clear, deny, "
+                                 "unlisted or contraction)");
       auto *list = dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
       if (!list)
         return fail(kv.getValue() ? kv.getValue() : keyNode,
                     "expected a list of op names for '" + className + "'");
       for (llvm::yaml::Node &item : *list) {
         auto *scalar = dyn_cast<llvm::yaml::ScalarNode>(&item);
+        ContractionSpec spec;
+        if (isContraction && !scalar) {
+          if (failed(parseContractionItem(&item, scalar, spec, fail)))
+            return failure();
+        }
         if (!scalar)
           return fail(&item, "expected an op name");
         SmallString<32> storage;
         std::string opName = scalar->getValue(storage).str();
         if (opName.empty())
           return fail(&item, "empty op name");
+        if (isContraction &&
+            StringRef(opName).find_first_of(":*") != StringRef::npos)
+          return fail(&item, "a contraction is an op name, not a pattern");
         if (checkKey)
           if (std::optional<std::string> message = checkKey(opName))
             return fail(&item, *message);
@@ -917,6 +997,8 @@ LogicalResult PrecisionPolicy::loadFile(
                                  " and " + stringifyPrecisionClass(*cls));
         if (inserted)
           order.push_back(opName);
+        if (isContraction)
+          fileContractions[opName] = std::move(spec);
       }
     }
   }
@@ -931,5 +1013,7 @@ LogicalResult PrecisionPolicy::loadFile(
     // An explicit `unlisted` entry still shadows wildcards and the interface.
     set(opName, cls, source);
   }
+  for (auto &entry : fileContractions)
+    contractions[entry.getKey()] = std::move(entry.getValue());
   return success();
 }

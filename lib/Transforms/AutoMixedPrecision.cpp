@@ -82,6 +82,7 @@ private:
   LogicalResult checkLossScaleOrder(const PrecisionPainting &painting);
   /// Paints the module and rewrites it: retyped ops, carried values, casts,
   /// specialised function signatures.
+  LogicalResult checkContractionOperands(ModuleOp module);
   LogicalResult paintAndRewrite(const PrecisionPolicy &policy,
                                 AmpMode modeValue, AmpLevel levelValue);
   /// Gives `op` the new operand and result types in place (its body
@@ -735,6 +736,28 @@ static void eraseDeadTensorOps(Operation *root) {
   }
 }
 
+/// A contraction of a policy file that names an accumulator operand its op
+/// does not have is a mistake in the file: an error at the op, before any IR
+/// is touched.
+LogicalResult
+AutoMixedPrecisionPass::checkContractionOperands(ModuleOp module) {
+  WalkResult result = module.walk([&](Operation *op) {
+    Classification classification = policy->classify(op);
+    if (!classification.contraction)
+      return WalkResult::advance();
+    for (unsigned index : classification.contraction->accumulatorOperands)
+      if (index >= op->getNumOperands()) {
+        op->emitError() << "amp-auto-mixed-precision: the policy declares '"
+                        << op->getName() << "' a contraction with accumulator "
+                        << "operand " << index << ", but this op has "
+                        << op->getNumOperands() << " operands";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 void AutoMixedPrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (printPolicy)
@@ -750,6 +773,8 @@ void AutoMixedPrecisionPass::runOnOperation() {
                         << " (" << autoChoice->reason << ")";
   if (keepF32)
     return;
+  if (policy->hasContractions() && failed(checkContractionOperands(module)))
+    return signalPassFailure();
 
   // With the cast cleanup on, the output keeps no tensor op that nobody
   // reads, no cast chain the cleanup can fold, and no tensor extension

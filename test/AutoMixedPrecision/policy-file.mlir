@@ -8,7 +8,7 @@
 // RUN: not amp-opt %s --amp-auto-mixed-precision='policy=%S/Inputs/conflict.yaml' 2>&1 | FileCheck %s --check-prefix=CONFLICT
 // CONFLICT: conflict.yaml:4:5: error: op 'math.exp' is listed as both allow and deny
 // RUN: not amp-opt %s --amp-auto-mixed-precision='policy=%S/Inputs/bad-class.yaml' 2>&1 | FileCheck %s --check-prefix=BADCLASS
-// BADCLASS: bad-class.yaml:1:1: error: unknown class 'sometimes' (expected allow, infer, clear, deny or unlisted)
+// BADCLASS: bad-class.yaml:1:1: error: unknown class 'sometimes' (expected allow, infer, clear, deny, unlisted or contraction)
 // RUN: not amp-opt %s --amp-auto-mixed-precision='policy=%S/Inputs/missing.yaml' 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: amp-auto-mixed-precision: cannot read policy file '{{.*}}missing.yaml': No such file or directory
 

@@ -137,8 +137,9 @@ public:
 
   /// Role of operand `index` / result `index` of an op with `classification`.
   static SlotRole operandRole(Operation *op, unsigned index,
-                              PrecisionClass cls);
-  static SlotRole resultRole(Operation *op, unsigned index, PrecisionClass cls);
+                              const Classification &classification);
+  static SlotRole resultRole(Operation *op, unsigned index,
+                             const Classification &classification);
   /// The same for the op of `node`, from what the node precomputed.
   static SlotRole operandRole(const Node &node, unsigned index);
   static SlotRole resultRole(const Node &node, unsigned index);

@@ -47,9 +47,19 @@ StringRef stringifyBodyPattern(BodyPattern pattern);
 /// The class of one op and a human-readable reason. The reason is a literal
 /// or interned by the policy (one copy per distinct text, owned by the
 /// policy): a painting keeps one Classification per op.
+/// An op a policy file declares a contraction: allow, with every result and
+/// the listed operands (and a destination-style op's inits) holding its f32
+/// accumulator.
+struct ContractionSpec {
+  SmallVector<unsigned, 1> accumulatorOperands;
+};
+
 struct Classification {
   PrecisionClass cls = PrecisionClass::Unlisted;
   StringRef reason;
+  /// Set for an allow op declared a contraction by a policy file; owned by
+  /// the policy.
+  const ContractionSpec *contraction = nullptr;
 };
 
 /// What is wrong with a policy key a user wrote (a policy file entry or a
@@ -81,7 +91,10 @@ public:
 
   /// Loads a policy file (JSON or YAML): a mapping from class names
   /// (`allow`, `infer`, `clear`, `deny`, `unlisted`) to lists of op names.
-  /// An op the file names is moved to that class. Errors (unreadable file,
+  /// An op the file names is moved to that class. Under `contraction`, an
+  /// item is an op name, or a one-key mapping from an op name to the
+  /// indices of its accumulator operands: the op is allow, and its results
+  /// and those operands stay f32. Errors (unreadable file,
   /// syntax, an op on two lists of the file) are returned as a message
   /// carrying `file:line:col`.
   /// `checkKey`, if given, is called on every op name of the file: a
@@ -113,6 +126,9 @@ public:
   /// linalg ops, else unlisted.
   Classification classify(Operation *op) const;
 
+  /// Whether a policy file declared any contraction.
+  bool hasContractions() const { return !contractions.empty(); }
+
   /// Looks a key up in the lists (exact name, then the longest `prefix*`).
   std::optional<PrecisionClass> lookup(StringRef key,
                                        std::string *source = nullptr) const;
@@ -124,6 +140,9 @@ private:
   };
   /// Entries of one key; more than one entry is a conflict.
   llvm::StringMap<SmallVector<Entry, 1>> entries;
+  /// Contractions declared by policy files, by exact op name (their class
+  /// is an allow entry of `entries`).
+  llvm::StringMap<ContractionSpec> contractions;
   AmpMode mode;
   bool inferAsDeny = false;
   /// classify() results of ops whose class depends on their name only.
