@@ -31,6 +31,15 @@ constexpr int kBackendAbiVersion = 4;
 AMP_RT_API amp_rt_status fail(amp_rt_status code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/// Returns the status of `expr` from the enclosing function unless it is
+/// AMP_RT_SUCCESS.
+#define AMP_RT_TRY(expr)                                                       \
+  do {                                                                         \
+    amp_rt_status status_ = (expr);                                            \
+    if (status_ != AMP_RT_SUCCESS)                                             \
+      return status_;                                                          \
+  } while (false)
+
 inline size_t dtypeSize(amp_rt_dtype t) { return t == AMP_RT_F32 ? 4 : 2; }
 AMP_RT_API const char *dtypeName(amp_rt_dtype t);
 

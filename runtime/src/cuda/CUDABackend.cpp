@@ -62,13 +62,6 @@ const char *cublasName(cublasStatus_t s) { return cublasGetStatusName(s); }
       return cudnnFailure(what, s_);                                           \
   } while (false)
 
-#define AMP_RT_TRY(expr)                                                       \
-  do {                                                                         \
-    amp_rt_status status_ = (expr);                                            \
-    if (status_ != AMP_RT_SUCCESS)                                             \
-      return status_;                                                          \
-  } while (false)
-
 amp_rt_status cudaFailure(const char *call, cudaError_t e) {
   // Strip the argument list: "cudaMemcpyAsync(...)" -> "cudaMemcpyAsync".
   std::string name(call);
