@@ -135,6 +135,8 @@ class GPT(nn.Module):
 OWN_MODELS = {
     "transformer": "nn.TransformerEncoder: 4 pre-norm layers, d_model 256, "
                    "4 heads, FFN 1024, GELU; input (batch, seq, 256) f32",
+    "encoder-layer": "one nn.TransformerEncoderLayer(256, 4, 1024, gelu), "
+                     "post-norm (PyTorch's default); input (batch, seq, 256)",
     "gpt": "GPT-2-style decoder: 4 blocks, d_model 256, 4 heads, vocab 4096,"
            " causal softmax attention; input (batch, seq) token ids",
 }
@@ -145,6 +147,11 @@ def build_model(args):
     torch.manual_seed(args.seed)
     if args.model == "transformer":
         model = TransformerEncoder()
+        inputs = (torch.randn(args.batch, args.seq_len, 256),)
+    elif args.model == "encoder-layer":
+        model = nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0,
+                                           activation="gelu",
+                                           batch_first=True)
         inputs = (torch.randn(args.batch, args.seq_len, 256),)
     elif args.model == "gpt":
         model = GPT(seq=args.seq_len)
@@ -318,7 +325,7 @@ def export_training_step(args, model, inputs):
     torch.manual_seed(args.seed + 1)
     with torch.no_grad():
         out = model(*inputs)
-    mse = args.model == "transformer"
+    mse = args.model in ("transformer", "encoder-layer")
     if mse:
         target = torch.randn_like(out)
     else:

@@ -47,6 +47,8 @@ StringRef mlir::amp::stringifyBodyPattern(BodyPattern pattern) {
     return "contraction";
   case BodyPattern::SumReduction:
     return "sum-reduction";
+  case BodyPattern::Normalization:
+    return "normalization";
   case BodyPattern::Reduction:
     return "reduction";
   case BodyPattern::Copy:
@@ -233,6 +235,7 @@ static const char *const kDenyList[] = {
     "linalg.powf",
     "linalg.softmax",
     "linalg.generic:sum-reduction",
+    "linalg.generic:normalization",
     "tosa.exp",
     "tosa.pow",
     "tosa.reduce_sum",
@@ -648,6 +651,70 @@ static bool isSigmoidBody(Block &body) {
   return llvm::count_if(body.without_terminator(), computes) == 4;
 }
 
+/// Whether the sum `op` computes a normalization statistic: within a few
+/// ops of its result, a value derived from it is combined with a value that
+/// the summed input derives from (x - mean(x), dev * rsqrt(var(dev) + eps),
+/// exp(x) / sum(exp(x)), and their backward sums). Such statistics and the
+/// chains they scale are what bf16's 8-bit mantissa makes inaccurate; a
+/// bias-gradient sum, only read by its update, is not one.
+/// The values `op` computes from: a linalg op's inputs (not its inits,
+/// which torch-mlir shares between unrelated ops), any other op's operands.
+static OperandRange dataOperands(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return op->getOperands().take_front(linalgOp.getNumDpsInputs());
+  return op->getOperands();
+}
+
+static bool isNormalizationStatistic(Operation *op) {
+  constexpr int kDepth = 4;
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  // The summed inputs and what they are computed from, a few ops up.
+  llvm::SmallPtrSet<void *, 16> sources;
+  SmallVector<std::pair<Value, int>> work;
+  // Only a value of the summed shape counts: a parameter read by the
+  // forward pass and by its update is a source of its gradient's sum too.
+  SmallVector<ArrayRef<int64_t>, 2> summedShapes;
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    work.push_back({input->get(), 0});
+    if (auto shaped = dyn_cast<ShapedType>(input->get().getType()))
+      summedShapes.push_back(shaped.getShape());
+  }
+  while (!work.empty()) {
+    auto [value, depth] = work.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    // Constants and empty tensors relate nothing.
+    if (!isa<ShapedType>(value.getType()) ||
+        (def && def->getNumOperands() == 0) ||
+        !sources.insert(value.getAsOpaquePointer()).second)
+      continue;
+    if (def && depth < kDepth)
+      for (Value operand : dataOperands(def))
+        work.push_back({operand, depth + 1});
+  }
+  // The ops that read the result, a few ops down, and whether one of them
+  // also reads a source.
+  llvm::SmallPtrSet<Operation *, 16> seen{op};
+  SmallVector<std::pair<Operation *, int>> users{{op, 0}};
+  while (!users.empty()) {
+    auto [current, depth] = users.pop_back_val();
+    if (depth >= kDepth)
+      continue;
+    for (Operation *user : current->getUsers()) {
+      // Returning or yielding a value with the statistic combines nothing.
+      if (user->hasTrait<OpTrait::IsTerminator>() || !seen.insert(user).second)
+        continue;
+      for (Value operand : dataOperands(user))
+        if (operand.getDefiningOp() != current &&
+            sources.contains(operand.getAsOpaquePointer()) &&
+            llvm::is_contained(summedShapes,
+                               cast<ShapedType>(operand.getType()).getShape()))
+          return true;
+      users.push_back({user, depth + 1});
+    }
+  }
+  return false;
+}
+
 std::optional<Classification>
 PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -682,7 +749,9 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
                linalgOp.isDpsInit(linalgOp.getMatchingOpOperand(arg));
       });
     });
-    pattern = sums ? BodyPattern::SumReduction : BodyPattern::Reduction;
+    pattern = !sums                          ? BodyPattern::Reduction
+              : isNormalizationStatistic(op) ? BodyPattern::Normalization
+                                             : BodyPattern::SumReduction;
   } else if (!computes) {
     pattern = BodyPattern::Copy;
   } else {
@@ -693,16 +762,21 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
   std::string source;
   std::optional<PrecisionClass> listed = lookup(key, &source);
-  // A sigmoid is an elementwise body too: a user entry for
-  // linalg.generic:elementwise beats the default one for sigmoid.
-  if (pattern == BodyPattern::Sigmoid && source == "default") {
-    std::string elementwiseSource;
-    std::optional<PrecisionClass> elementwise =
-        lookup("linalg.generic:elementwise", &elementwiseSource);
-    if (elementwise && elementwiseSource != "default") {
-      key = "linalg.generic:elementwise";
-      listed = elementwise;
-      source = elementwiseSource;
+  // A sigmoid is an elementwise body too, and a normalization statistic a
+  // sum: a user entry for the general pattern beats the default one for the
+  // special one.
+  if ((pattern == BodyPattern::Sigmoid ||
+       pattern == BodyPattern::Normalization) &&
+      StringRef(source).starts_with("default")) {
+    std::string generalKey = pattern == BodyPattern::Sigmoid
+                                 ? "linalg.generic:elementwise"
+                                 : "linalg.generic:sum-reduction";
+    std::string generalSource;
+    std::optional<PrecisionClass> general = lookup(generalKey, &generalSource);
+    if (general && !StringRef(generalSource).starts_with("default")) {
+      key = generalKey;
+      listed = general;
+      source = generalSource;
     }
   }
   if (listed)
@@ -818,16 +892,16 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
     SmallVector<std::string> patterns;
     for (BodyPattern pattern :
          {BodyPattern::Contraction, BodyPattern::SumReduction,
-          BodyPattern::Reduction, BodyPattern::Copy, BodyPattern::Elementwise,
-          BodyPattern::Sigmoid}) {
+          BodyPattern::Normalization, BodyPattern::Reduction, BodyPattern::Copy,
+          BodyPattern::Elementwise, BodyPattern::Sigmoid}) {
       if (key == stringifyBodyPattern(pattern))
         return std::nullopt;
       patterns.push_back(
           ("linalg.generic:" + stringifyBodyPattern(pattern)).str());
     }
     return error("unknown body pattern 'linalg.generic:" + key +
-                 "' (expected contraction, sum-reduction, reduction, copy, "
-                 "elementwise or sigmoid)" +
+                 "' (expected contraction, sum-reduction, normalization, "
+                 "reduction, copy, elementwise or sigmoid)" +
                  didYouMean(("linalg.generic:" + key).str(), patterns));
   }
   auto [dialectName, opName] = key.split('.');
