@@ -111,8 +111,51 @@ SlotRole PrecisionPainting::operandRole(const Node &node, unsigned index) {
     return operandRole(node.op, index, node.classification);
   if (!isF32Like(node.op->getOperand(index).getType()))
     return SlotRole::None;
+  if (index < 64 && (node.broadcastInputs >> index & 1))
+    return SlotRole::Broadcast;
   return index >= node.firstAccumulator ? SlotRole::Accumulator
                                         : SlotRole::Painted;
+}
+
+/// Whether `value` is a function argument or a constant, possibly reshaped:
+/// a parameter, not a value the painting decides (a broadcast mean must
+/// stay an edge, so that a deny statistic taints what it feeds).
+static bool isParameter(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (def->getNumOperands() == 0)
+      return true; // arith.constant, tosa.const
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+             tensor::ReshapeOp>(def))
+      return false;
+    value = def->getOperand(0);
+  }
+  auto arg = cast<BlockArgument>(value);
+  return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// The inputs of an elementwise linalg op that it broadcasts (an indexing
+/// map with fewer results than loops) and that are parameters: a bias, an
+/// inference batch norm's mean / variance / scale / shift, a scalar; as a
+/// mask. When the op runs low they stay f32:
+/// a low op computes its body in f32, so such an input costs no cast and
+/// no rounding (PyTorch's autocast keeps batch-norm parameters f32 too),
+/// for a read of a few f32 bytes per channel.
+static uint64_t findBroadcastInputs(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() > 0 ||
+      !op->getNumRegions() || linalgOp.getNumDpsInputs() > 64)
+    return 0;
+  uint64_t mask = 0;
+  unsigned loops = linalgOp.getNumLoops();
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(input->get().getType()) ||
+        !isF32Like(input->get().getType()))
+      continue;
+    if (linalgOp.getMatchingIndexingMap(input).getNumResults() < loops &&
+        isParameter(input->get()))
+      mask |= uint64_t(1) << input->getOperandNumber();
+  }
+  return mask;
 }
 
 SlotRole PrecisionPainting::resultRole(const Node &node, unsigned index) {
@@ -483,6 +526,8 @@ void PrecisionPainting::buildOpNodes(Region &region) {
               node.classification.contraction));
         if (!node.interfaceRoles && accumulatesInF32(&op, cls))
           node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
+        else if (options.castEconomy && cls == PrecisionClass::Infer)
+          node.broadcastInputs = findBroadcastInputs(&op);
         // A slice of an f32 accumulator (amp-pad-for-tensor-cores slices
         // padded results back) stays f32 and lets its users see the
         // accumulator: the painting of `matmul -> users` and of

@@ -2,7 +2,7 @@
 """Compare two mlir-runner outputs made of printMemrefF32 blocks.
 
     compare_outputs.py REF.txt OUT.txt [--rtol R] [--atol A] [--atol-scale S]
-                       [--require-different]
+                       [--max-mismatch-fraction F] [--require-different]
 
 REF is the f32 program's output, OUT the AMP program's. Both must hold the
 same number of `Unranked Memref ... data = [...]` blocks with the same sizes.
@@ -10,7 +10,10 @@ Element k of block b passes when
 
     |out - ref| <= atol + atol_scale * max|ref of block b| + rtol * |ref|
 
-(NaN or inf anywhere fails). --atol-scale makes the absolute tolerance
+(NaN or inf anywhere fails). --max-mismatch-fraction lets up to that
+fraction of a block's finite elements miss the tolerance (a ReLU whose input
+is near 0 may switch off in low precision: the gradients of that unit then
+differ by far more than rounding; default 0). --atol-scale makes the absolute tolerance
 relative to the block's magnitude, which is what accumulated f16 rounding
 error scales with. --require-different fails when the two outputs are
 bit-for-bit equal, i.e. when the low-precision program did not actually run.
@@ -61,6 +64,7 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-2)
     ap.add_argument("--atol", type=float, default=1e-3)
     ap.add_argument("--atol-scale", type=float, default=0.0)
+    ap.add_argument("--max-mismatch-fraction", type=float, default=0.0)
     ap.add_argument("--require-different", action="store_true")
     ap.add_argument("--max-report", type=int, default=10)
     args = ap.parse_args()
@@ -91,12 +95,13 @@ def main():
         scale = max((abs(v) for v in rv if math.isfinite(v)), default=0.0)
         tol_abs = args.atol + args.atol_scale * scale
         max_abs = max_rel = 0.0
-        bad = 0
+        bad = nonfinite = 0
         for k, (r, o) in enumerate(zip(rv, ov)):
             if r != o:
                 identical = False
             if not (math.isfinite(r) and math.isfinite(o)):
                 ok = False
+                nonfinite += 1
                 err = rel = math.inf
             else:
                 err = abs(o - r)
@@ -116,11 +121,14 @@ def main():
         all_abs = max(all_abs, max_abs)
         all_rel = max(all_rel, max_rel)
         all_norm = max(all_norm, norm)
+        allowed = bad <= args.max_mismatch_fraction * len(rv) and not nonfinite
         print("block %d sizes %s: max|ref| %g max abs err %.3e max rel err "
               "%.3e normalized %.3e%s"
               % (b, rs, scale, max_abs, max_rel, norm,
-                 "  MISMATCH (%d elements)" % bad if bad else ""))
-        failures += bad
+                 ("  %d elements off, within --max-mismatch-fraction" % bad
+                  if allowed else "  MISMATCH (%d elements)" % bad)
+                 if bad else ""))
+        failures += 0 if allowed else bad
 
     print("overall: %d blocks, max abs err %.3e, max rel err %.3e, "
           "normalized %.3e" % (len(ref), all_abs, all_rel, all_norm))

@@ -45,6 +45,8 @@ enum class SlotRole {
   None,        // not an f32 value: never touched
   Painted,     // takes the op's precision
   Accumulator, // stays f32 (the `outs` of a contraction and its result)
+  Broadcast,   // stays f32: a per-channel input broadcast into a low
+               // elementwise op (cast-economy), which reads it in f32
 };
 
 /// True for f32 scalars and ranked tensors / vectors of f32. Unranked
@@ -111,6 +113,9 @@ public:
     /// `interfaceRoles` when the op's interface answers per slot.
     unsigned firstAccumulator = ~0u;
     bool interfaceRoles = false;
+    /// Bit i: input i is a broadcast operand that stays f32 (SlotRole::
+    /// Broadcast; inputs 0..63).
+    uint64_t broadcastInputs = 0;
     int64_t costLow = 0, costF32 = 0;
     SmallVector<unsigned, 4> preds, succs;
     /// Group nodes: the values of the group and the operands forwarded to it.
