@@ -117,20 +117,27 @@ SlotRole PrecisionPainting::operandRole(const Node &node, unsigned index) {
                                         : SlotRole::Painted;
 }
 
-/// Whether `value` is a function argument or a constant, possibly reshaped:
-/// a parameter, not a value the painting decides (a broadcast mean must
-/// stay an edge, so that a deny statistic taints what it feeds).
-static bool isParameter(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (def->getNumOperands() == 0)
-      return true; // arith.constant, tosa.const
-    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
-             tensor::ReshapeOp>(def))
-      return false;
-    value = def->getOperand(0);
-  }
-  auto arg = cast<BlockArgument>(value);
-  return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+/// Whether `value` is a parameter: a function argument or a constant,
+/// possibly reshaped, or computed from parameters only by a few elementwise
+/// linalg ops (an inference batch norm's 1 / sqrt(var + eps)). Not a value
+/// the painting decides from activations: a broadcast mean must stay an
+/// edge, so that a deny statistic taints what it feeds.
+static bool isParameter(Value value, int depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return isa<FunctionOpInterface>(
+        cast<BlockArgument>(value).getOwner()->getParentOp());
+  if (def->getNumOperands() == 0)
+    return true; // arith.constant, tosa.const
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+          tensor::ReshapeOp>(def))
+    return isParameter(def->getOperand(0), depth);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(def);
+  if (!linalgOp || depth >= 4 || linalgOp.getNumReductionLoops() > 0)
+    return false;
+  return llvm::all_of(linalgOp.getDpsInputOperands(), [&](OpOperand *input) {
+    return isParameter(input->get(), depth + 1);
+  });
 }
 
 /// The inputs of an elementwise linalg op that it broadcasts (an indexing

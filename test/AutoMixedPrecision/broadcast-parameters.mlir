@@ -67,3 +67,35 @@ func.func @bias_relu_matmul(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %b: t
   %out = linalg.matmul ins(%d, %w2 : tensor<16x64xf32>, tensor<64x8xf32>) outs(%z2 : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %out : tensor<16x8xf32>
 }
+
+// An inference batch norm's 1 / sqrt(var + eps), computed from parameters
+// only, is a parameter too: read in f32, not cast.
+// CHECK-LABEL: func.func @batch_norm_scale(
+// CHECK:       %[[RSTD:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK-NOT:   arith.truncf %[[RSTD]]
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %[[RSTD]] : tensor<16x64xbf16>, tensor<64xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
+func.func @batch_norm_scale(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %var: tensor<64xf32>, %w2: tensor<64x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %mm = linalg.matmul ins(%x, %w1 : tensor<16x32xf32>, tensor<32x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %ev = tensor.empty() : tensor<64xf32>
+  %rstd = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%var : tensor<64xf32>) outs(%ev : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %0 = arith.addf %v, %eps : f32
+    %1 = math.rsqrt %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<64xf32>
+  %n = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%mm, %rstd : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%v: f32, %r: f32, %o: f32):
+    %0 = arith.mulf %v, %r : f32
+    linalg.yield %0 : f32
+  } -> tensor<16x64xf32>
+  %e2 = tensor.empty() : tensor<16x8xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %out = linalg.matmul ins(%n, %w2 : tensor<16x64xf32>, tensor<64x8xf32>) outs(%z2 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %out : tensor<16x8xf32>
+}
