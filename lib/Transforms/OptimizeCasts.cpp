@@ -286,6 +286,7 @@ Value CastOptimizer::getConvertedConstant(Value cst, Type newType,
       builder, newAttr, newType, cstOp->getLoc());
   if (!newCst)
     return {};
+  maybeDead.insert(newCst);
   return it->second = newCst->getResult(0);
 }
 
@@ -298,6 +299,7 @@ Value CastOptimizer::getRetypedEmpty(tensor::EmptyOp empty, Type newType) {
     builder.setInsertionPointAfter(empty);
     result = tensor::EmptyOp::create(builder, empty.getLoc(), newType,
                                      empty.getDynamicSizes());
+    maybeDead.insert(result.getDefiningOp());
   }
   return result;
 }
@@ -330,9 +332,13 @@ Value CastOptimizer::foldIntoProducer(Operation *castOp) {
     return {};
   // Both new operands sit right after their originals, which dominate `fill`.
   OpBuilder builder(fill);
-  return linalg::FillOp::create(builder, fill.getLoc(), ValueRange{newScalar},
-                                ValueRange{getRetypedEmpty(empty, newType)})
-      .getResult(0);
+  auto newFill =
+      linalg::FillOp::create(builder, fill.getLoc(), ValueRange{newScalar},
+                             ValueRange{getRetypedEmpty(empty, newType)});
+  // Folded into a cast chain that is erased later, the new fill is dead: a
+  // second run must not find it (fuzzer seed 30005677).
+  maybeDead.insert(newFill);
+  return newFill.getResult(0);
 }
 
 /// Moves `castOp` next to the definition of its input when it is in another
