@@ -481,9 +481,9 @@ Classification PrecisionPolicy::classify(Operation *op) const {
   bool perOp = false;
   Classification result = classifyUncached(op, perOp);
   if (result.cls == PrecisionClass::Allow) {
-    auto spec = contractions.find(op->getName().getStringRef());
-    if (spec != contractions.end()) {
-      result.contraction = &spec->second;
+    if (const ContractionSpec *spec =
+            lookupContraction(op->getName().getStringRef())) {
+      result.contraction = spec;
       result.reason = "contraction, policy file";
     }
   }

@@ -738,14 +738,16 @@ static void eraseDeadTensorOps(Operation *root) {
 
 /// A contraction of a policy file that names an accumulator operand its op
 /// does not have is a mistake in the file: an error at the op, before any IR
-/// is touched.
+/// is touched. (A name lookup per op: the full classification of every op,
+/// body patterns included, is the painting's job.)
 LogicalResult
 AutoMixedPrecisionPass::checkContractionOperands(ModuleOp module) {
   WalkResult result = module.walk([&](Operation *op) {
-    Classification classification = policy->classify(op);
-    if (!classification.contraction)
+    const ContractionSpec *spec =
+        policy->lookupContraction(op->getName().getStringRef());
+    if (!spec)
       return WalkResult::advance();
-    for (unsigned index : classification.contraction->accumulatorOperands)
+    for (unsigned index : spec->accumulatorOperands)
       if (index >= op->getNumOperands()) {
         op->emitError() << "amp-auto-mixed-precision: the policy declares '"
                         << op->getName() << "' a contraction with accumulator "

@@ -130,6 +130,12 @@ public:
 
   /// Whether a policy file declared any contraction.
   bool hasContractions() const { return !contractions.empty(); }
+  /// The contraction a policy file declared for the op named `name`, if any
+  /// (whether it applies depends on the op's class: classify()).
+  const ContractionSpec *lookupContraction(StringRef name) const {
+    auto it = contractions.find(name);
+    return it == contractions.end() ? nullptr : &it->second;
+  }
 
   /// Looks a key up in the lists (exact name, then the longest `prefix*`).
   std::optional<PrecisionClass> lookup(StringRef key,
