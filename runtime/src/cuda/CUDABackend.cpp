@@ -362,7 +362,8 @@ amp_rt_status CUDABackend::chooseAlgo(ConvDirection dir, const ConvProblem &p,
     return AMP_RT_SUCCESS;
   }
   // cuDNN's heuristics rank the algorithms; take the first that works
-  // within the workspace limit, preferring tensor-op ones.
+  // within the workspace limit, preferring tensor-op ones. (Timing them all
+  // with cudnnFind* chose no faster ones on an H200.)
   struct Candidate {
     int algo;
     cudnnStatus_t status;
@@ -371,35 +372,34 @@ amp_rt_status CUDABackend::chooseAlgo(ConvDirection dir, const ConvProblem &p,
   };
   std::vector<Candidate> candidates;
   int returned = 0;
-  if (dir == ConvDirection::Forward) {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-                    cudnn, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                    &returned, perf),
-                "cudnnGetConvolutionForwardAlgorithm_v7");
+  auto collect = [&](const auto *perf) {
     for (int i = 0; i < returned; ++i)
       candidates.push_back({int(perf[i].algo), perf[i].status, perf[i].memory,
                             perf[i].mathType});
+  };
+  if (dir == ConvDirection::Forward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const int n = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn, x, w, conv, y, n,
+                                                       &returned, perf),
+                "cudnnGetConvolutionForwardAlgorithm_v7");
+    collect(perf);
   } else if (dir == ConvDirection::BackwardData) {
     cudnnConvolutionBwdDataAlgoPerf_t
         perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    const int n = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
     CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                    cudnn, w, y, conv, x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-                    &returned, perf),
+                    cudnn, w, y, conv, x, n, &returned, perf),
                 "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-    for (int i = 0; i < returned; ++i)
-      candidates.push_back({int(perf[i].algo), perf[i].status, perf[i].memory,
-                            perf[i].mathType});
+    collect(perf);
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t
         perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    const int n = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
     CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                    cudnn, x, y, conv, w,
-                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, perf),
+                    cudnn, x, y, conv, w, n, &returned, perf),
                 "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-    for (int i = 0; i < returned; ++i)
-      candidates.push_back({int(perf[i].algo), perf[i].status, perf[i].memory,
-                            perf[i].mathType});
+    collect(perf);
   }
   for (bool tensorOpsOnly : {!exactF32, false})
     for (const Candidate &c : candidates)
@@ -460,8 +460,14 @@ amp_rt_status CUDABackend::conv(ConvDirection dir, const ConvProblem &p,
   }
 
   // Try the 16-bit configuration for 16-bit outputs, f32 otherwise (or when
-  // cuDNN does not support the 16-bit one, e.g. some bf16 layouts).
-  std::vector<amp_rt_dtype> attempts = {outType};
+  // cuDNN does not support the 16-bit one, e.g. some bf16 layouts). A call
+  // that accumulates (beta != 0) into a 16-bit output goes to f32 at once:
+  // cuDNN's 16-bit backward-filter kernels blend beta * out after rounding
+  // the product, which missed the contract of one rounding by up to 0.9 ulp
+  // on an H200 (ConvTest.VariedGeometriesWithAlphaBeta).
+  std::vector<amp_rt_dtype> attempts;
+  if (outType == AMP_RT_F32 || beta == 0.0f)
+    attempts.push_back(outType);
   if (outType != AMP_RT_F32)
     attempts.push_back(AMP_RT_F32);
   amp_rt_status last = AMP_RT_SUCCESS;
