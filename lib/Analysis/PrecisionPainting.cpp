@@ -113,6 +113,23 @@ bool PrecisionPainting::wantsLow(OpOperand &use) const {
 /// groups: keeping one in f32 is never less accurate, and a conv ->
 /// batch-norm scale -> sigmoid chain would otherwise round the f32
 /// accumulator to bf16 and extend it back around one cheap op.
+/// An f32 tensor that only widens a 16-bit one. amp-optimize-casts sinks
+/// such an extension into the linalg body that reads it, which then reads
+/// the 16-bit tensor whether it runs low or in f32: the same 2 bytes per
+/// element and no cast either way. Costing it so here keeps the decision
+/// the same on the cleaned output, where the 16-bit operand is no slot at
+/// all (fuzzer seed 30005723: test/Fuzz/reduce-extension-separate-cleanup).
+/// (Of the other 16-bit type, bf16 in f16 mode, a low op does pay a
+/// conversion the first time; such inputs are rare, and the decision must
+/// not change between runs.)
+static bool isExtensionOf16Bit(Value value) {
+  auto ext = value.getDefiningOp<arith::ExtFOp>();
+  if (!ext)
+    return false;
+  Type in = getElementTypeOrSelf(ext.getIn().getType());
+  return in.isF16() || in.isBF16();
+}
+
 void PrecisionPainting::economizeClearComponents() {
   auto candidate = [&](unsigned id) {
     const Node &node = nodes[id];
@@ -178,7 +195,8 @@ void PrecisionPainting::economizeClearComponents() {
       if (node.op) {
         for (OpOperand &operand : node.op->getOpOperands())
           if (operandRole(node, operand.getOperandNumber()) ==
-              SlotRole::Painted) {
+                  SlotRole::Painted &&
+              !isExtensionOf16Bit(operand.get())) {
             input(operand.get());
             costLow += 2 * numElements(operand.get().getType());
             costF32 += 4 * numElements(operand.get().getType());
