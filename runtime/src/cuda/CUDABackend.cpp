@@ -2,19 +2,24 @@
 //
 // GEMMs go to cublasGemmStridedBatchedEx with CUBLAS_COMPUTE_32F (f16/bf16
 // inputs on tensor cores, f32 accumulation; f32 inputs in plain f32, never
-// TF32); convolutions to cuDNN with CUDNN_TENSOR_OP_MATH (CUDNN_FMA_MATH for
-// f32 inputs); loss scaling to the kernels of Kernels.cu. All work is
-// issued on one stream owned by the backend, in call order.
+// TF32); convolutions to cuDNN; loss scaling to the kernels of Kernels.cu.
+// All work is issued on one stream owned by the backend, in call order.
 //
-// cuDNN's legacy convolution API needs one data type for x, w and y. Low
+// Convolutions with 16-bit inputs first try cuDNN's graph API (GraphConv.h),
+// which takes the tensors as stored, with their real types. f32 inputs,
+// problems the graph API has no engine for, and AMP_RT_CUDNN_API=legacy
+// take the legacy API below, which needs one data type for x, w and y. Low
 // outputs use its pseudo-half configuration (16-bit tensors, f32 compute).
 // f32 outputs widen the 16-bit inputs to f32 first and run in f32 with
 // tensor-op math: on sm_80+ that is TF32, which represents every f16 and
-// bf16 value exactly, so the products are exact and accumulate in f32.
+// bf16 value exactly, so the products are exact and accumulate in f32. f32
+// inputs run with CUDNN_FMA_MATH.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Backend.h"
+#include "CudaCommon.h"
+#include "GraphConv.h"
 #include "Kernels.h"
 
 #include <cublas_v2.h>
@@ -26,6 +31,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,18 +40,14 @@ namespace amp {
 namespace rt {
 namespace {
 
+using cuda::cudaType;
+using cuda::cudnnFailure;
+using cuda::cudnnType;
+using cuda::filterStrides;
+using cuda::kMaxConvWorkspace;
 using cuda::Strided4;
 
-constexpr size_t kMaxConvWorkspace = size_t(1) << 30;
-
 const char *cublasName(cublasStatus_t s) { return cublasGetStatusName(s); }
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess)                                                     \
-      return cudaFailure(#call, e_);                                           \
-  } while (false)
 
 #define CUBLAS_CHECK(call, what)                                               \
   do {                                                                         \
@@ -54,54 +56,6 @@ const char *cublasName(cublasStatus_t s) { return cublasGetStatusName(s); }
       return fail(AMP_RT_ERROR_BACKEND, "%s failed: %s", what,                 \
                   cublasName(s_));                                             \
   } while (false)
-
-#define CUDNN_CHECK(call, what)                                                \
-  do {                                                                         \
-    cudnnStatus_t s_ = (call);                                                 \
-    if (s_ != CUDNN_STATUS_SUCCESS)                                            \
-      return cudnnFailure(what, s_);                                           \
-  } while (false)
-
-amp_rt_status cudaFailure(const char *call, cudaError_t e) {
-  // Strip the argument list: "cudaMemcpyAsync(...)" -> "cudaMemcpyAsync".
-  std::string name(call);
-  name = name.substr(0, name.find('('));
-  return fail(e == cudaErrorMemoryAllocation ? AMP_RT_ERROR_OUT_OF_MEMORY
-                                             : AMP_RT_ERROR_BACKEND,
-              "%s failed: %s (%s)", name.c_str(), cudaGetErrorName(e),
-              cudaGetErrorString(e));
-}
-
-amp_rt_status cudnnFailure(const char *what, cudnnStatus_t s) {
-  return fail(s == CUDNN_STATUS_NOT_SUPPORTED  ? AMP_RT_ERROR_UNSUPPORTED
-              : s == CUDNN_STATUS_ALLOC_FAILED ? AMP_RT_ERROR_OUT_OF_MEMORY
-                                               : AMP_RT_ERROR_BACKEND,
-              "%s failed: %s", what, cudnnGetErrorString(s));
-}
-
-cudaDataType_t cudaType(amp_rt_dtype t) {
-  return t == AMP_RT_F32   ? CUDA_R_32F
-         : t == AMP_RT_F16 ? CUDA_R_16F
-                           : CUDA_R_16BF;
-}
-cudnnDataType_t cudnnType(amp_rt_dtype t) {
-  return t == AMP_RT_F32   ? CUDNN_DATA_FLOAT
-         : t == AMP_RT_F16 ? CUDNN_DATA_HALF
-                           : CUDNN_DATA_BFLOAT16;
-}
-
-/// (k, c, r, s) element strides of a filter layout.
-std::array<int64_t, 4> filterStrides(amp_rt_filter_layout l,
-                                     const amp_rt_conv2d_desc &d) {
-  switch (l) {
-  case AMP_RT_FILTER_KCRS:
-    return {d.C * d.R * d.S, d.R * d.S, d.S, 1};
-  case AMP_RT_FILTER_RSCK:
-    return {1, d.K, d.S * d.C * d.K, d.C * d.K};
-  default: // KRSC
-    return {d.R * d.S * d.C, 1, d.S * d.C, d.C};
-  }
-}
 
 Strided4 contiguous(int64_t n) {
   Strided4 s{};
@@ -134,9 +88,16 @@ struct ConvDesc {
   }
 };
 
+/// Which cuDNN API runs convolutions with 16-bit inputs (AMP_RT_CUDNN_API):
+/// unset, the graph API and, where it has no engine, the legacy one;
+/// "legacy", the legacy API only; "graph", the graph API only (a problem it
+/// has no engine for is an error: for checking its coverage).
+enum class CudnnApi { GraphThenLegacy, Legacy, Graph };
+
 class CUDABackend final : public Backend {
 public:
   ~CUDABackend() override {
+    graphConv.clear(); // plans go before the handle they were built with
     if (workspace)
       cudaFree(workspace);
     if (table)
@@ -219,6 +180,12 @@ public:
   }
 
 private:
+  /// The convolution on cuDNN's legacy API.
+  amp_rt_status legacyConv(ConvDirection dir, const ConvProblem &p,
+                           amp_rt_dtype inType, amp_rt_dtype outType,
+                           float alpha, const void *in0, const void *in1,
+                           float beta, void *out);
+
   /// Grows the backend's scratch buffer to at least `bytes`.
   amp_rt_status reserveWorkspace(size_t bytes) {
     if (bytes <= workspaceSize)
@@ -261,6 +228,8 @@ private:
   int64_t tableCapacity = 0;
   cudaEvent_t tableCopied = nullptr;
   std::map<std::array<int64_t, 17>, Algo> algoCache;
+  CudnnApi cudnnApi = CudnnApi::GraphThenLegacy;
+  cuda::GraphConvPlans graphConv{kMaxConvWorkspace};
 };
 
 bool CUDABackend::init(std::string &why) {
@@ -320,6 +289,12 @@ bool CUDABackend::init(std::string &why) {
     why = std::string("cudnnCreate failed: ") + cudnnGetErrorString(ds);
     return false;
   }
+  if (const char *env = std::getenv("AMP_RT_CUDNN_API"))
+    cudnnApi = std::strcmp(env, "legacy") == 0  ? CudnnApi::Legacy
+               : std::strcmp(env, "graph") == 0 ? CudnnApi::Graph
+                                                : CudnnApi::GraphThenLegacy;
+  const char *verbose = std::getenv("AMP_RT_VERBOSE");
+  graphConv.setVerbose(verbose && std::atoi(verbose) > 0);
   return true;
 }
 
@@ -426,6 +401,27 @@ amp_rt_status CUDABackend::conv(ConvDirection dir, const ConvProblem &p,
                                 amp_rt_dtype inType, amp_rt_dtype outType,
                                 float alpha, const void *in0, const void *in1,
                                 float beta, void *out) {
+  if (inType != AMP_RT_F32 && cudnnApi != CudnnApi::Legacy) {
+    cuda::WorkspaceFn grow = [this](size_t bytes, void **ptr) {
+      AMP_RT_TRY(reserveWorkspace(bytes));
+      *ptr = workspace;
+      return AMP_RT_SUCCESS;
+    };
+    amp_rt_status s = graphConv.run(cudnn, stream, dir, p, inType, outType,
+                                    alpha, in0, in1, beta, out, grow);
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+    if (cudnnApi == CudnnApi::Graph)
+      return fail(AMP_RT_ERROR_UNSUPPORTED, "%s (AMP_RT_CUDNN_API=graph)",
+                  graphConv.whyUnsupported().c_str());
+  }
+  return legacyConv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+}
+
+amp_rt_status CUDABackend::legacyConv(ConvDirection dir, const ConvProblem &p,
+                                      amp_rt_dtype inType, amp_rt_dtype outType,
+                                      float alpha, const void *in0,
+                                      const void *in1, float beta, void *out) {
   const amp_rt_conv2d_desc &d = p.desc;
   const bool nhwc = d.layout == AMP_RT_NHWC;
   const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
