@@ -481,6 +481,17 @@ amp_rt_status GraphConvPlans::run(cudnnHandle_t handle, cudaStream_t stream,
     return AMP_RT_ERROR_UNSUPPORTED;
   }
   const amp_rt_conv2d_desc &d = p.desc;
+  // Filters in another layout than the activations' (RSCK, linalg's HWCF,
+  // with NHWC) take the legacy path, which permutes them first: an H200's
+  // engines accepted RSCK strides with NHWC and computed wrong results
+  // (ConvTest.StridePaddingDilationAllLayouts, 2026-11-26).
+  const amp_rt_filter_layout native =
+      d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
+  if (d.filter_layout != AMP_RT_FILTER_DEFAULT && d.filter_layout != native) {
+    why = "the filter layout is not the activations' (the legacy path "
+          "permutes it)";
+    return AMP_RT_ERROR_UNSUPPORTED;
+  }
   // A 16-bit output that accumulates (beta != 0) gets the f32 result in the
   // workspace, then one kernel adds beta * out and rounds once: cuDNN's
   // 16-bit kernels may round the product before they add beta * out (the
