@@ -4,7 +4,9 @@
 // operation graph of that one operation, heuristics (mode A) for it, and the
 // first of the engine configurations they return that passes the numerics
 // filter, fits the workspace limit and finalizes as an execution plan. Each
-// call then only builds a variant pack (the pointers) and executes.
+// call then only builds a variant pack (the pointers) and executes, with a
+// permuting copy of the filter before or after where its layout is not the
+// activations' own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,13 +155,38 @@ bool rejectedNote(cudnnBackendNumericalNote_t note) {
   }
 }
 
+const char *filterName(amp_rt_filter_layout l) {
+  return l == AMP_RT_FILTER_KCRS   ? "KCRS"
+         : l == AMP_RT_FILTER_RSCK ? "RSCK"
+                                   : "KRSC";
+}
+
+/// The permutation of a [K,C,R,S] filter from layout `from` to layout `to`,
+/// its dimensions ordered by decreasing destination stride, so that the
+/// copy's consecutive threads write consecutive elements.
+Strided4 filterPermutation(const amp_rt_conv2d_desc &d,
+                           amp_rt_filter_layout from, amp_rt_filter_layout to) {
+  const std::array<int64_t, 4> sizes = {d.K, d.C, d.R, d.S},
+                               src = filterStrides(from, d),
+                               dst = filterStrides(to, d);
+  std::array<int, 4> order = {0, 1, 2, 3};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return dst[a] > dst[b]; });
+  Strided4 s{};
+  for (int i = 0; i < 4; ++i) {
+    s.sizes[i] = sizes[order[i]];
+    s.src[i] = src[order[i]];
+    s.dst[i] = dst[order[i]];
+  }
+  return s;
+}
+
+/// The problem as the caller gave it (its filter layout included).
 std::string describe(ConvDirection dir, const ConvProblem &p,
                      amp_rt_dtype inType, amp_rt_dtype outType,
                      int64_t alignment) {
   const amp_rt_conv2d_desc &d = p.desc;
-  const char *filter = d.filter_layout == AMP_RT_FILTER_KCRS   ? "KCRS"
-                       : d.filter_layout == AMP_RT_FILTER_RSCK ? "RSCK"
-                                                               : "KRSC";
+  const char *filter = filterName(d.filter_layout);
   char buf[320];
   std::snprintf(
       buf, sizeof(buf),
@@ -411,13 +438,10 @@ GraphConvPlans::build(cudnnHandle_t handle, ConvDirection dir,
                       amp_rt_dtype outType, float alpha, float beta,
                       int64_t alignment) {
   auto result = std::make_unique<Plan>();
-  const std::string what = describe(dir, p, inType, outType, alignment);
   // A refusal keeps no descriptors (`result` releases them in order).
   auto refuse = [&](const std::string &reason) {
     auto refused = std::make_unique<Plan>();
-    refused->why = "cuDNN graph API, " + what + ": " + reason;
-    if (verbose)
-      std::fprintf(stderr, "amp_rt: %s\n", refused->why.c_str());
+    refused->why = reason;
     return refused;
   };
 
@@ -446,15 +470,12 @@ GraphConvPlans::build(cudnnHandle_t handle, ConvDirection dir,
       ++(skip == Skip::Notes ? notes : large);
       continue;
     }
-    if (verbose)
-      std::fprintf(stderr,
-                   "amp_rt: cuDNN graph API, %s: engine %lld (configuration "
-                   "%zu of %zu), workspace %lld bytes\n",
-                   what.c_str(), (long long)engine, i + 1, configs.size(),
-                   (long long)workspace);
     result->parts.push_back(std::move(configs[i]));
     result->plan = std::move(plan);
     result->workspace = workspace;
+    result->engine = engine;
+    result->config = i + 1;
+    result->configs = configs.size();
     return result;
   }
   char buf[256];
@@ -481,31 +502,57 @@ amp_rt_status GraphConvPlans::run(cudnnHandle_t handle, cudaStream_t stream,
     return AMP_RT_ERROR_UNSUPPORTED;
   }
   const amp_rt_conv2d_desc &d = p.desc;
-  // Filters in another layout than the activations' (RSCK, linalg's HWCF,
-  // with NHWC) take the legacy path, which permutes them first: an H200's
-  // engines accepted RSCK strides with NHWC and computed wrong results
-  // (ConvTest.StridePaddingDilationAllLayouts, 2026-11-26).
+  // The graph sees the filter in the activations' own layout (KRSC with
+  // NHWC, KCRS with NCHW). A filter in another layout (RSCK, linalg's HWCF,
+  // with NHWC; KCRS with NHWC; KRSC or RSCK with NCHW) is permuted on the
+  // device instead of being described to cuDNN by its strides: an H200's
+  // engines accepted RSCK strides with NHWC activations and computed wrong
+  // results (ConvTest.StridePaddingDilationAllLayouts, 2026-11-26). An input
+  // filter is copied into the workspace in the native layout first; an
+  // output filter (backward filter) is computed there and permuted into
+  // `out` afterwards. The plan is the native layout's, shared by all.
   const amp_rt_filter_layout native =
       d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
-  if (d.filter_layout != AMP_RT_FILTER_DEFAULT && d.filter_layout != native) {
-    why = "the filter layout is not the activations' (the legacy path "
-          "permutes it)";
-    return AMP_RT_ERROR_UNSUPPORTED;
-  }
+  const bool permute =
+      d.filter_layout != AMP_RT_FILTER_DEFAULT && d.filter_layout != native;
+  const bool permuteIn = permute && dir != ConvDirection::BackwardFilter;
+  const bool permuteOut = permute && dir == ConvDirection::BackwardFilter;
+  ConvProblem graphProblem = p;
+  graphProblem.desc.filter_layout = native;
   // A 16-bit output that accumulates (beta != 0) gets the f32 result in the
   // workspace, then one kernel adds beta * out and rounds once: cuDNN's
   // 16-bit kernels may round the product before they add beta * out (the
-  // legacy path avoids them for the same reason).
-  const bool viaF32 = outType != AMP_RT_F32 && beta != 0.0f;
-  const amp_rt_dtype graphOut = viaF32 ? AMP_RT_F32 : outType;
-  const float graphAlpha = viaF32 ? 1.0f : alpha;
-  const float graphBeta = viaF32 ? 0.0f : beta;
-  // The f32 result starts the (cudaMalloc'ed, 256-byte aligned) workspace.
-  const int64_t alignment =
-      viaF32 ? byteAlignment({in0, in1}) : byteAlignment({in0, in1, out});
+  // legacy path avoids them for the same reason). A permuted output filter
+  // that accumulates takes the same way whatever its type (beta * out is
+  // added where it is permuted). With beta == 0 a permuted output filter
+  // is computed in the output type with alpha applied by cuDNN (its one
+  // rounding), then only copied.
+  const bool blendAfter = beta != 0.0f && (outType != AMP_RT_F32 || permuteOut);
+  const bool stageOut = blendAfter || permuteOut;
+  const amp_rt_dtype graphOut = blendAfter ? AMP_RT_F32 : outType;
+  const float graphAlpha = blendAfter ? 1.0f : alpha;
+  const float graphBeta = stageOut ? 0.0f : beta;
+
+  // Workspace: the permuted input filter, the graph's result, the engine's
+  // workspace; each part a multiple of 256 bytes.
+  auto align256 = [](size_t bytes) { return (bytes + 255) & ~size_t(255); };
+  const int64_t outCount = outputCount(dir, p);
+  const size_t filterBytes =
+      permuteIn ? align256(size_t(d.K * d.C * d.R * d.S) * dtypeSize(inType))
+                : 0;
+  const size_t resultBytes =
+      stageOut ? align256(size_t(outCount) * dtypeSize(graphOut)) : 0;
+  // The byte alignment of the pointers given to cuDNN. Staged tensors sit
+  // at multiples of 256 bytes into the (cudaMalloc'ed, 256-byte aligned)
+  // workspace, which is known only once the plan says how much the engine
+  // needs: they count as aligned here (a null pointer is) and are checked
+  // below.
+  const void *graphIn1 = permuteIn ? nullptr : in1;
+  const void *graphResult = stageOut ? nullptr : out;
+  const int64_t alignment = byteAlignment({in0, graphIn1, graphResult});
   const int64_t alphaBits = floatBits(graphAlpha),
                 betaBits = floatBits(graphBeta);
-  const Key key = {int64_t(dir), inType,  graphOut, d.layout,  d.filter_layout,
+  const Key key = {int64_t(dir), inType,  graphOut, d.layout,  native,
                    d.N,          d.H,     d.W,      d.C,       d.K,
                    d.R,          d.S,     d.pad_h,  d.pad_w,   d.stride_h,
                    d.stride_w,   d.dil_h, d.dil_w,  alignment, alphaBits,
@@ -513,31 +560,57 @@ amp_rt_status GraphConvPlans::run(cudnnHandle_t handle, cudaStream_t stream,
   auto it = plans.find(key);
   if (it == plans.end())
     it = plans
-             .emplace(key, build(handle, dir, p, inType, graphOut, graphAlpha,
-                                 graphBeta, alignment))
+             .emplace(key, build(handle, dir, graphProblem, inType, graphOut,
+                                 graphAlpha, graphBeta, alignment))
              .first;
-  const Plan &plan = *it->second;
+  Plan &plan = *it->second;
+  // Verbose: one line per plan and filter layout of the callers.
+  const unsigned layoutBit = 1u << (unsigned(d.filter_layout) & 31u);
+  const bool announce = verbose && !(plan.announced & layoutBit);
+  plan.announced |= layoutBit;
   if (!plan.plan) {
-    why = plan.why;
+    why = "cuDNN graph API, " + describe(dir, p, inType, graphOut, alignment) +
+          ": " + plan.why +
+          (permute ? std::string(" (graph with the filter in ") +
+                         filterName(native) + ")"
+                   : std::string());
+    if (announce)
+      std::fprintf(stderr, "amp_rt: %s\n", why.c_str());
     return AMP_RT_ERROR_UNSUPPORTED;
   }
+  if (announce) {
+    std::string staging;
+    if (permuteIn)
+      staging = std::string("; filter permuted into ") + filterName(native) +
+                " in the workspace first";
+    else if (permuteOut)
+      staging = std::string("; filter computed in ") + filterName(native) +
+                " in the workspace, then permuted";
+    if (blendAfter)
+      staging += "; f32 result, then out = alpha * result + beta * out";
+    std::fprintf(stderr,
+                 "amp_rt: cuDNN graph API, %s: engine %lld (configuration %zu "
+                 "of %zu), workspace %lld bytes%s\n",
+                 describe(dir, p, inType, graphOut, alignment).c_str(),
+                 (long long)plan.engine, plan.config, plan.configs,
+                 (long long)plan.workspace, staging.c_str());
+  }
 
-  // Workspace: the f32 result (if any), then the engine's.
-  const int64_t outCount = outputCount(dir, p);
-  const size_t resultBytes =
-      viaF32 ? (size_t(outCount) * sizeof(float) + 255) & ~size_t(255) : 0;
-  const size_t total = resultBytes + size_t(plan.workspace);
+  const size_t total = filterBytes + resultBytes + size_t(plan.workspace);
   char *ws = nullptr;
   if (total > 0) {
     void *base = nullptr;
     AMP_RT_TRY(workspace(total, &base));
     ws = static_cast<char *>(base);
   }
-  void *result = viaF32 ? ws : out;
-  void *engineWs = plan.workspace > 0 ? ws + resultBytes : nullptr;
+  void *stagedFilter = permuteIn ? ws : nullptr;
+  void *result = stageOut ? ws + filterBytes : out;
+  void *engineWs =
+      plan.workspace > 0 ? ws + filterBytes + resultBytes : nullptr;
 
   // The graph's tensors by role: x/dx, w/dw, y/dy.
-  void *in0p = const_cast<void *>(in0), *in1p = const_cast<void *>(in1);
+  void *in0p = const_cast<void *>(in0),
+       *in1p = permuteIn ? stagedFilter : const_cast<void *>(in1);
   void *pointers[3];
   switch (dir) {
   case ConvDirection::Forward:
@@ -550,6 +623,13 @@ amp_rt_status GraphConvPlans::run(cudnnHandle_t handle, cudaStream_t stream,
     pointers[0] = in0p, pointers[1] = result, pointers[2] = in1p;
     break;
   }
+  if (byteAlignment({pointers[0], pointers[1], pointers[2]}) < alignment)
+    return fail(AMP_RT_ERROR_BACKEND,
+                "cuDNN graph API: the workspace is not 256-byte aligned");
+  if (permuteIn)
+    CUDA_CHECK(launchStridedCopy(in1, stagedFilter, dtypeSize(inType),
+                                 filterPermutation(d, d.filter_layout, native),
+                                 stream));
   const int64_t uids[3] = {kUidX, kUidW, kUidY};
   GraphDescriptor pack;
   EXEC_CHECK(pack.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR),
@@ -570,14 +650,22 @@ amp_rt_status GraphConvPlans::run(cudnnHandle_t handle, cudaStream_t stream,
              "finalizing a cuDNN variant pack");
   EXEC_CHECK(cudnnBackendExecute(handle, plan.plan.get(), pack.get()),
              "cudnnBackendExecute");
-  if (viaF32) {
-    Strided4 dense{};
-    dense.sizes[0] = dense.sizes[1] = dense.sizes[2] = 1;
-    dense.sizes[3] = outCount;
-    dense.src[3] = dense.dst[3] = 1;
-    CUDA_CHECK(launchAxpby(result, AMP_RT_F32, out, outType, dense, alpha, beta,
-                           stream));
+  // out = alpha * result + beta * out from the f32 result, rounding once,
+  // and/or the permutation of the native-layout filter into the caller's.
+  Strided4 shape{};
+  if (permuteOut) {
+    shape = filterPermutation(d, native, d.filter_layout);
+  } else {
+    shape.sizes[0] = shape.sizes[1] = shape.sizes[2] = 1;
+    shape.sizes[3] = outCount;
+    shape.src[3] = shape.dst[3] = 1;
   }
+  if (blendAfter)
+    CUDA_CHECK(launchAxpby(result, AMP_RT_F32, out, outType, shape, alpha, beta,
+                           stream));
+  else if (permuteOut)
+    CUDA_CHECK(
+        launchStridedCopy(result, out, dtypeSize(outType), shape, stream));
   return AMP_RT_SUCCESS;
 }
 

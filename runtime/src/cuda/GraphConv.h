@@ -3,9 +3,13 @@
 // Builds, caches and executes cuDNN backend ("graph") API execution plans,
 // one per convolution problem. The graph is one convolution operation whose
 // tensors are described as they are stored: x/dx [N,C,H,W] and y/dy
-// [N,K,P,Q] with NHWC or NCHW strides, the filter [K,C,R,S] with KRSC, KCRS
-// or RSCK strides; the real data types (16-bit inputs, f16/bf16/f32 output)
-// and f32 compute. So nothing is permuted or widened on the way in.
+// [N,K,P,Q] with NHWC or NCHW strides, the filter [K,C,R,S] in the
+// activations' own layout (KRSC with NHWC, KCRS with NCHW); the real data
+// types (16-bit inputs, f16/bf16/f32 output) and f32 compute. So nothing is
+// widened on the way in. A filter in another layout is never described to
+// cuDNN by its strides: it is permuted on the device, into the workspace
+// before the graph runs when it is an input, from the graph's result in the
+// workspace when it is the output (backward filter).
 //
 // Engines come from heuristics mode A, tried in their order until an
 // execution plan finalizes; engines that round the inputs or reduce in less
@@ -85,7 +89,10 @@ public:
   /// graph path does not apply: f32 inputs (they keep the legacy path's exact
   /// f32 math) or no usable cuDNN engine; whyUnsupported() then says why.
   /// Every other failure is recorded with fail() and is never
-  /// AMP_RT_ERROR_UNSUPPORTED.
+  /// AMP_RT_ERROR_UNSUPPORTED. The workspace holds, in this order and each
+  /// at a multiple of 256 bytes, the permuted filter (an input filter in
+  /// another layout than the activations'), the graph's result when `out`
+  /// cannot take it directly, and the engine's own workspace.
   amp_rt_status run(cudnnHandle_t handle, cudaStream_t stream,
                     ConvDirection dir, const ConvProblem &p,
                     amp_rt_dtype inType, amp_rt_dtype outType, float alpha,
@@ -107,13 +114,18 @@ private:
     std::vector<GraphDescriptor> parts; // destroyed in reverse order
     GraphDescriptor plan;
     int64_t workspace = 0;
-    std::string why;
+    int64_t engine = -1;            // the engine's global index
+    size_t config = 0, configs = 0; // which of the heuristics' configurations
+    std::string why;                // no plan: the reason
+    unsigned announced = 0; // verbose: a bit per caller's filter layout seen
     ~Plan();
   };
-  // direction, in/graph-output types, layouts, sizes, padding, stride,
+  // direction, in/graph-output types, layouts as the graph sees them (the
+  // filter always in the activations' own), sizes, padding, stride,
   // dilation, pointer alignment, alpha and beta bit patterns.
   using Key = std::array<int64_t, 21>;
 
+  /// `p` as the graph sees it: the filter in the activations' layout.
   std::unique_ptr<Plan> build(cudnnHandle_t handle, ConvDirection dir,
                               const ConvProblem &p, amp_rt_dtype inType,
                               amp_rt_dtype outType, float alpha, float beta,
