@@ -139,6 +139,8 @@ OWN_MODELS = {
                      "post-norm (PyTorch's default); input (batch, seq, 256)",
     "gpt": "GPT-2-style decoder: 4 blocks, d_model 256, 4 heads, vocab 4096,"
            " causal softmax attention; input (batch, seq) token ids",
+    "mlp": "2048 -> 2048 -> ReLU -> 2048 -> ReLU -> 64 (three nn.Linear); "
+           "input (batch, 2048)",
 }
 
 
@@ -153,6 +155,11 @@ def build_model(args):
                                            activation="gelu",
                                            batch_first=True)
         inputs = (torch.randn(args.batch, args.seq_len, 256),)
+    elif args.model == "mlp":
+        model = nn.Sequential(nn.Linear(2048, 2048), nn.ReLU(),
+                              nn.Linear(2048, 2048), nn.ReLU(),
+                              nn.Linear(2048, 64))
+        inputs = (torch.randn(args.batch, 2048),)
     elif args.model == "gpt":
         model = GPT(seq=args.seq_len)
         inputs = (torch.randint(0, 4096, (args.batch, args.seq_len)),)
@@ -550,7 +557,7 @@ def main():
         epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("model", nargs="?",
                    help="a torchvision model name (resnet18, mobilenet_v2, "
-                        "efficientnet_b0, vgg11, ...), 'transformer' or 'gpt'")
+                        "efficientnet_b0, vgg11, ...), 'transformer', 'encoder-layer', 'mlp' or 'gpt'")
     p.add_argument("--list", action="store_true",
                    help="list the model names and exit")
     p.add_argument("-o", "--output",

@@ -263,6 +263,18 @@ void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
   list.push_back({cls, source.str()});
 }
 
+void PrecisionPolicy::denyDefaultConvolutions(StringRef source) {
+  for (const char *key : kAllowList) {
+    if (!StringRef(key).contains("conv"))
+      continue;
+    auto it = entries.find(key);
+    if (it != entries.end() && it->second.size() == 1 &&
+        it->second.front().cls == PrecisionClass::Allow &&
+        it->second.front().source == "default")
+      set(key, PrecisionClass::Deny, source);
+  }
+}
+
 void PrecisionPolicy::removeFrom(PrecisionClass list,
                                  ArrayRef<std::string> names) {
   invalidateCaches();

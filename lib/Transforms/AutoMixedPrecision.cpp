@@ -672,12 +672,20 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
              << "amp-auto-mixed-precision: unknown target '" << target
              << "' for mode=auto (expected " << listPrecisionTargets() << ")";
     parsedMode = autoChoice->mode.value_or(AmpMode::F16);
-  } else if (!cpuFeatures.empty() || target != "cpu") {
+  } else if (!cpuFeatures.empty() || (target != "cpu" && emit != "iree")) {
     return emitError(loc) << "amp-auto-mixed-precision: target and "
-                             "cpu-features choose the type of mode=auto; "
+                             "cpu-features choose the type of mode=auto "
+                             "(and target what emit=iree keeps f32); "
                              "mode is '"
                           << mode << "'";
   }
+  if (emit != "mlir" && emit != "iree")
+    return emitError(loc) << "amp-auto-mixed-precision: unknown emit '" << emit
+                          << "' (expected mlir or iree)";
+  if (emit == "iree" && !chooseAutoPrecision(target, {}))
+    return emitError(loc) << "amp-auto-mixed-precision: unknown target '"
+                          << target << "' for emit=iree (expected "
+                          << listPrecisionTargets() << ")";
   if (!parsedMode)
     return emitError(loc) << "amp-auto-mixed-precision: unknown mode '" << mode
                           << "' (expected f16, bf16 or auto)";
@@ -692,6 +700,13 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
     return failure();
   if (*parsedLevel == AmpLevel::TreatInferAsDeny)
     built->treatInferAsDeny();
+  // IREE's llvm-cpu runs a bf16 convolution 4.4x slower than the f32 one
+  // (NCHW; NHWC as fast at best, and convolutions are not data-tiled), so
+  // on a CPU target they stay f32 (docs/downstream.md).
+  if (emit == "iree" && target == "cpu")
+    built->denyDefaultConvolutions(
+        "emit=iree target=cpu: IREE's llvm-cpu has no fast 16-bit "
+        "convolution");
   modeValue = *parsedMode;
   levelValue = *parsedLevel;
   policy = std::make_shared<PrecisionPolicy>(std::move(*built));

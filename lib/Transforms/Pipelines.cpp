@@ -48,7 +48,8 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
     pm.addPass(createReportSnapshotPass({/*stage=*/"input"}));
   AutoMixedPrecisionPassOptions ampOptions;
   ampOptions.mode = options.mode;
-  if (options.mode == "auto") {
+  ampOptions.emit = options.emit;
+  if (options.mode == "auto" || options.emit == "iree") {
     ampOptions.target = autoTarget(options);
     ampOptions.cpuFeatures.assign(options.cpuFeatures.begin(),
                                   options.cpuFeatures.end());
@@ -81,6 +82,10 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   scalingOptions.printStats = options.stats;
   pm.addPass(createLossScalingPass(scalingOptions));
   pm.addPass(createStripMarkersPass());
+  // IREE runs a function many times with the same weights: the caller
+  // rounds them once (docs/downstream.md).
+  if (options.emit == "iree")
+    pm.addPass(createLowPrecisionArgumentsPass());
 }
 
 void mlir::amp::registerAmpPipelines() {
@@ -96,6 +101,7 @@ void mlir::amp::registerAmpPipelines() {
       [](OpPassManager &pm, const AmpPipelineOptions &options) {
         AmpPipelineOptions explained;
         explained.mode = options.mode;
+        explained.emit = options.emit;
         explained.policy = options.policy;
         explained.explain = true;
         explained.castEconomy = options.castEconomy;

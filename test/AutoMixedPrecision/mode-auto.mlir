@@ -52,7 +52,7 @@
 // BAD-TARGET: error: amp-auto-mixed-precision: unknown target 'tpu' for mode=auto (expected v100, a100, h100 or cpu)
 // BAD-TARGET-NOT: func.func
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=bf16 cpu-features=f16c' 2>&1 | FileCheck %s --check-prefix=NOT-AUTO
-// NOT-AUTO: error: amp-auto-mixed-precision: target and cpu-features choose the type of mode=auto; mode is 'bf16'
+// NOT-AUTO: error: amp-auto-mixed-precision: target and cpu-features choose the type of mode=auto (and target what emit=iree keeps f32); mode is 'bf16'
 // RUN: not amp-opt %s --amp='mode=auto target=cpu summary=true' 2>&1 | FileCheck %s --check-prefix=CPU-REPORT
 // CPU-REPORT: error: amp-report-write: the report's step-time estimate has GPU presets only (v100, a100 or h100); with mode=auto target=cpu, leave out report=, summary=true and dot=
 // CPU-REPORT-NOT: func.func

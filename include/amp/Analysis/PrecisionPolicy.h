@@ -117,6 +117,11 @@ public:
   /// Prints the lists as a policy file (YAML) that loadFile() accepts.
   void print(raw_ostream &os) const;
 
+  /// Moves the convolutions of the built-in allow list that no policy file
+  /// or edit has touched to deny, with `source` as the reason (emit=iree on
+  /// a CPU, whose IREE backend has no fast 16-bit convolution).
+  void denyDefaultConvolutions(StringRef source);
+
   /// Every infer entry becomes deny (level=treat-infer-as-deny).
   void treatInferAsDeny() {
     inferAsDeny = true;

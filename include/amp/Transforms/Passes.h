@@ -24,6 +24,12 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("With mode=auto target=cpu: LLVM x86 feature names to "
                      "decide from instead of the host's (e.g. "
                      "avx512bf16,f16c)")};
+  PassOptions::Option<std::string> emit{
+      *this, "emit",
+      llvm::cl::desc("Who compiles the output: mlir, or iree (weights "
+                     "taken rounded from the caller; on target=cpu, "
+                     "convolutions kept f32)"),
+      llvm::cl::init("mlir")};
   PassOptions::Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Policy file (JSON or YAML)"),
       llvm::cl::init("")};

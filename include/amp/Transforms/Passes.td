@@ -48,8 +48,12 @@ def AutoMixedPrecisionPass
     Option<"mode", "mode", "std::string", /*default=*/"\"f16\"",
            "Low-precision type: f16, bf16, or auto (what pays on `target`)">,
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "With mode=auto: v100, a100, h100 or cpu (the host CPU, or the "
-           "one cpu-features describes)">,
+           "With mode=auto or emit=iree: v100, a100, h100 or cpu (the host "
+           "CPU, or the one cpu-features describes)">,
+    Option<"emit", "emit", "std::string", /*default=*/"\"mlir\"",
+           "Who compiles the output: mlir (any pipeline) or iree (on "
+           "target=cpu, convolutions stay f32: IREE's llvm-cpu has no fast "
+           "16-bit convolution)">,
     ListOption<"cpuFeatures", "cpu-features", "std::string",
                "With mode=auto target=cpu: LLVM x86 feature names to decide "
                "from instead of the host's (e.g. avx512bf16,f16c)">,
@@ -616,6 +620,33 @@ def PrepareDestinationsPass : Pass<"amp-prepare-destinations"> {
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def LowPrecisionArgumentsPass
+    : Pass<"amp-low-precision-arguments", "::mlir::ModuleOp"> {
+  let summary = "Take the arguments a function only reads rounded as "
+                "f16/bf16 arguments (the caller passes the rounded copy)";
+  let description = [{
+    After amp-auto-mixed-precision, a weight that is a function argument is
+    rounded by an `arith.truncf` on every call. A compiler that runs the
+    function many times with the same weights (IREE, serving) pays that
+    cast each time; autocast caches it per step. For every f32 tensor
+    argument of a function with a body whose every use is an
+    `arith.truncf` to one 16-bit type, this pass makes the argument that
+    type, drops the casts, and marks the argument
+    `amp.rounded_from = <the f32 type>`: the caller passes the argument
+    already rounded to nearest even (what the `truncf` computed), once per
+    set of weights instead of once per call. Calls of the function inside
+    the module round the operand at the call instead. Arguments read in f32
+    anywhere (a residual connection, an optimizer update) keep their type,
+    so no value is rounded that was not before: the output is numerically
+    the input's. `--amp='emit=iree'` runs it (docs/passes.md).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numArguments", "arguments-rounded-by-caller",
+              "Arguments the caller now passes rounded">,
+  ];
 }
 
 def UpdateStateInPlacePass

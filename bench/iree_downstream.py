@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""amp-opt's output compiled and run by IREE (llvm-cpu), next to IREE's
+f32 build and IREE's own bf16 demotion of the same model (docs/downstream.md).
+
+Each model is exported with scripts/torch-to-amp.py (weights as
+arguments, eval mode, random weights), then compiled by iree-compile for
+the host CPU in these variants:
+
+    f32          the export as it is
+    demote       the export with IREE's --iree-global-opt-demote-contraction-
+                 inputs-type=bf16 --iree-global-opt-demote-contraction-inputs-
+                 operations=all
+    amp-f16      amp-opt --amp
+    amp-bf16     amp-opt --amp='mode=bf16'
+    amp-iree     amp-opt --amp='mode=bf16 emit=iree' (mode=auto on a CPU
+                 without AVX512_BF16, where bf16 has no instruction)
+
+with IREE's data-tiling flags (--iree-opt-data-tiling
+--iree-llvmcpu-enable-ukernels=all, the ones that give bf16 matmuls their
+fast path) and, with --tiling=both, also without them. Every variant runs
+with iree-benchmark-module on BENCH_THREADS threads (default 2), inputs
+splat values of each argument's type (an argument amp-opt marked
+amp.rounded_from is passed already rounded: the caller rounds weights once,
+not per call). Rounds are interleaved; each cell is the best round's median.
+The table names the CPU; the tensor-level casts left in each amp-opt
+output are counted with the bytes they move per call.
+
+Skips cleanly (exit 0) without IREE (scripts/setup-iree.sh) or without the
+torch venv (scripts/setup-torch.sh) used for the export.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from train_step import cpu_info, load_avg  # noqa: E402
+
+MODELS = {
+    # name: torch-to-amp.py arguments
+    "mlp": ["mlp", "--batch", "512"],
+    "encoder-layer": ["encoder-layer", "--batch", "2", "--seq-len", "128"],
+    "resnet18": ["resnet18", "--batch", "8"],
+}
+TILING = ["--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
+DEMOTE = ["--iree-global-opt-demote-contraction-inputs-type=bf16",
+          "--iree-global-opt-demote-contraction-inputs-operations=all"]
+BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit(f"iree_downstream: {' '.join(cmd[:3])} ... failed:\n"
+                 f"{p.stderr[-3000:]}")
+    return p.stdout
+
+
+def forward_inputs(path):
+    """--input flags for @forward: a splat of each argument's type."""
+    src = open(path).read()
+    m = re.search(r"func\.func @forward\((.*?)\)\s*->", src, re.S)
+    if not m:
+        sys.exit(f"iree_downstream: no @forward in {path}")
+    specs = re.findall(r"%\w+: tensor<([^>]*)>", m.group(1))
+    return [f"--input={t}=0.01" for t in specs]
+
+
+def count_casts(path):
+    """Tensor-level arith.truncf / arith.extf ops and the bytes they move
+    (read + write) per call."""
+    n, moved = 0, 0
+    for m in re.finditer(r"arith\.(?:truncf|extf) %\S+ : tensor<([^>]*)> to "
+                         r"tensor<([^>]*)>", open(path).read()):
+        (src, dst) = m.groups()
+        dims = src.split("x")[:-1]
+        elems = 1
+        for d in dims:
+            elems *= int(d)
+        n += 1
+        moved += elems * (BYTES[src.split("x")[-1]] + BYTES[dst.split("x")[-1]])
+    return n, moved
+
+
+def median_ms(out):
+    m = re.search(r"real_time_median\s+([\d.]+) (ms|us|s)\b", out)
+    if not m:
+        sys.exit("iree_downstream: no median in iree-benchmark-module's "
+                 "output:\n" + out[-2000:])
+    v = float(m.group(1))
+    return v * {"ms": 1.0, "us": 1e-3, "s": 1e3}[m.group(2)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="mlp,encoder-layer,resnet18")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--tiling", choices=["on", "off", "both"], default="on")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--iree-bin",
+                    default=os.path.expanduser("~/.venvs/iree/bin"))
+    ap.add_argument("--torch-python", default=os.path.expanduser(
+        "~/.venvs/amp-torch/bin/python"))
+    ap.add_argument("--keep", help="keep the .mlir and .vmfb files here")
+    args = ap.parse_args()
+
+    compile_ = os.path.join(args.iree_bin, "iree-compile")
+    bench = os.path.join(args.iree_bin, "iree-benchmark-module")
+    if not (os.access(compile_, os.X_OK) and os.access(bench, os.X_OK)):
+        print(f"skipped: IREE not found in {args.iree_bin} "
+              "(scripts/setup-iree.sh installs it)")
+        return
+    if not os.access(args.torch_python, os.X_OK):
+        print(f"skipped: no torch interpreter at {args.torch_python} "
+              "(scripts/setup-torch.sh)")
+        return
+    amp_opt = os.path.join(args.build, "bin", "amp-opt")
+    threads = os.environ.get("BENCH_THREADS", "2")
+    has_bf16 = "avx512_bf16" in open("/proc/cpuinfo").read()
+    iree_mode = "mode=bf16" if has_bf16 else "mode=auto"
+    work = args.keep or tempfile.mkdtemp(prefix="iree-downstream-")
+    os.makedirs(work, exist_ok=True)
+    tilings = {"on": [True], "off": [False], "both": [True, False]}[
+        args.tiling]
+
+    rows = []  # (model, tiling, variant, file, vmfb, casts)
+    for model in args.models.split(","):
+        if model not in MODELS:
+            sys.exit(f"iree_downstream: unknown model {model} "
+                     f"(expected {', '.join(MODELS)})")
+        src = os.path.join(work, f"{model}.mlir")
+        if not os.path.exists(src):
+            run([args.torch_python, os.path.join(ROOT, "scripts",
+                                                 "torch-to-amp.py"),
+                 *MODELS[model], "-o", src])
+        sources = {"f32": (src, []), "demote": (src, DEMOTE)}
+        for variant, opts in [("amp-f16", "--amp"),
+                              ("amp-bf16", "--amp=mode=bf16"),
+                              ("amp-iree", f"--amp={iree_mode} emit=iree")]:
+            out = os.path.join(work, f"{model}.{variant}.mlir")
+            run([amp_opt, src, opts, "-o", out])
+            sources[variant] = (out, [])
+        for tiled in tilings:
+            for variant, (path, extra) in sources.items():
+                vmfb = os.path.join(
+                    work, f"{model}.{variant}.{'dt' if tiled else 'plain'}"
+                    ".vmfb")
+                run([compile_, "--iree-hal-target-device=local",
+                     "--iree-hal-local-target-device-backends=llvm-cpu",
+                     "--iree-llvmcpu-target-cpu=host",
+                     *(TILING if tiled else []), *extra, path, "-o", vmfb])
+                casts = count_casts(path) if variant.startswith("amp") \
+                    else None
+                rows.append([model, tiled, variant, path, vmfb, casts, []])
+
+    cpu = cpu_info()
+    version = re.search(r"compiler version (\S+)",
+                        run([compile_, "--version"]))
+    print(f"# CPU: {cpu['model']} (cpu family {cpu['family']}, "
+          f"avx512_bf16: {'yes' if cpu['bf16'] else 'no'}); {threads} "
+          f"threads; IREE {version.group(1) if version else '?'}; "
+          f"amp-iree is --amp='{iree_mode} emit=iree'; load before: "
+          f"{load_avg()}")
+    for _ in range(args.rounds):
+        for row in rows:
+            out = run([bench, f"--module={row[4]}", "--function=forward",
+                       "--device=local-task",
+                       f"--task_topology_max_group_count={threads}",
+                       *forward_inputs(row[3]),
+                       f"--benchmark_repetitions={args.repetitions}",
+                       "--benchmark_min_warmup_time=0.3"])
+            row[6].append(median_ms(out))
+
+    print(f"{'model':14} {'tiling':6} {'variant':9} {'ms':>9} {'vs f32':>7} "
+          f"{'vs demote':>9} {'casts':>5} {'cast MB':>8}")
+    for model in dict.fromkeys(r[0] for r in rows):
+        for tiled in tilings:
+            group = [r for r in rows if r[0] == model and r[1] == tiled]
+            best = {r[2]: min(r[6]) for r in group}
+            for r in group:
+                casts = r[5]
+                print(f"{model:14} {'on' if tiled else 'off':6} {r[2]:9} "
+                      f"{best[r[2]]:9.2f} {best['f32'] / best[r[2]]:6.2f}x "
+                      f"{best['demote'] / best[r[2]]:8.2f}x "
+                      f"{casts[0] if casts else '':>5} "
+                      f"{'%.1f' % (casts[1] / 1e6) if casts else '':>8}")
+    print(f"# load after: {load_avg()}")
+    if not args.keep:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
