@@ -53,8 +53,13 @@ DEMOTE = ["--iree-global-opt-demote-contraction-inputs-type=bf16",
 BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 
 
-def run(cmd, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+def run(cmd, timeout=None, **kw):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"iree_downstream: {' '.join(cmd[:3])} ... did not finish "
+                 f"in {timeout} s")
     if p.returncode != 0:
         sys.exit(f"iree_downstream: {' '.join(cmd[:3])} ... failed:\n"
                  f"{p.stderr[-3000:]}")
@@ -151,10 +156,15 @@ def main():
                 vmfb = os.path.join(
                     work, f"{model}.{variant}.{'dt' if tiled else 'plain'}"
                     ".vmfb")
-                run([compile_, "--iree-hal-target-device=local",
-                     "--iree-hal-local-target-device-backends=llvm-cpu",
-                     "--iree-llvmcpu-target-cpu=host",
-                     *(TILING if tiled else []), *extra, path, "-o", vmfb])
+                # From stdin: iree-compile 3.13 took seconds on one file
+                # name and never finished on another of the same content
+                # (an encoder layer with data tiling, 2026-11-26).
+                with open(path) as source:
+                    run([compile_, "--iree-hal-target-device=local",
+                         "--iree-hal-local-target-device-backends=llvm-cpu",
+                         "--iree-llvmcpu-target-cpu=host",
+                         *(TILING if tiled else []), *extra, "-", "-o", vmfb],
+                        timeout=600, stdin=source)
                 casts = count_casts(path) if variant.startswith("amp") \
                     else None
                 rows.append([model, tiled, variant, path, vmfb, casts, []])
