@@ -3,6 +3,10 @@
 #include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Dialect/Amp/AmpOps.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 using namespace mlir::amp;
 
@@ -13,4 +17,87 @@ void AmpDialect::initialize() {
 #define GET_OP_LIST
 #include "amp/Dialect/Amp/AmpOps.cpp.inc"
       >();
+}
+
+/// The roles of a training step's or evaluation function's arguments and
+/// results (docs/training-step.md; amp-run reads them).
+static constexpr StringLiteral kRoles[] = {
+    "input", "label",  "param",   "opt_state", "loss_scale", "good_steps",
+    "loss",  "update", "step_ok", "grad",      "logits"};
+
+/// Where to report a bad attribute of argument `argIndex` of `op` (its
+/// block argument's location when it has a body). A plain error, not an
+/// op error: that would print the whole function after it.
+static Location argLoc(Operation *op, unsigned regionIndex, unsigned argIndex) {
+  Region &region = op->getRegion(regionIndex);
+  if (!region.empty() && argIndex < region.front().getNumArguments())
+    return region.front().getArgument(argIndex).getLoc();
+  return op->getLoc();
+}
+
+static LogicalResult verifyRole(Location loc, NamedAttribute attr) {
+  auto role = dyn_cast<StringAttr>(attr.getValue());
+  if (role && llvm::is_contained(kRoles, role.getValue()))
+    return success();
+  return emitError(loc, "'amp.role' must be one of ")
+         << llvm::join(ArrayRef(kRoles), ", ") << "; got " << attr.getValue();
+}
+
+LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Location loc = argLoc(op, regionIndex, argIndex);
+  if (name == "amp.role")
+    return verifyRole(loc, attr);
+  if (name == "amp.donated") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return emitError(loc, "'amp.donated' is a unit attribute");
+    return success();
+  }
+  if (name == "amp.rounded_from") {
+    // amp-low-precision-arguments: the caller passes this f32 tensor
+    // rounded to the argument's 16-bit type, of the same shape.
+    auto from = dyn_cast<TypeAttr>(attr.getValue());
+    auto f32 = from ? dyn_cast<RankedTensorType>(from.getValue()) : nullptr;
+    Region &region = op->getRegion(regionIndex);
+    Type argType = region.empty()
+                       ? Type()
+                       : region.front().getArgument(argIndex).getType();
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      argType = function.getArgumentTypes()[argIndex];
+    auto low = dyn_cast_or_null<RankedTensorType>(argType);
+    if (!f32 || !f32.getElementType().isF32() || !low ||
+        !(low.getElementType().isF16() || low.getElementType().isBF16()) ||
+        low.getShape() != f32.getShape())
+      return emitError(loc, "'amp.rounded_from' on argument #")
+             << argIndex
+             << " must name the f32 tensor type of which the argument, an "
+                "f16 or bf16 tensor of the same shape, is the rounding; got "
+             << attr.getValue() << " on " << argType;
+    return success();
+  }
+  return success();
+}
+
+LogicalResult AmpDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == "amp.role")
+    return verifyRole(op->getLoc(), attr);
+  if (name == "amp.updates") {
+    // The argument whose new value this result is.
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!index || !function || index.getValue().isNegative() ||
+        index.getValue().uge(function.getNumArguments()))
+      return emitError(op->getLoc(), "'amp.updates' on result #")
+             << resultIndex << " must be the index of an argument; got "
+             << attr.getValue();
+    return success();
+  }
+  return success();
 }

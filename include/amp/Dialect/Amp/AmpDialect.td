@@ -27,6 +27,11 @@ def Amp_Dialect : Dialect {
     updates.
   }];
   let cppNamespace = "::mlir::amp";
+  // The amp.* attributes of function arguments and results
+  // (docs/training-step.md, docs/downstream.md) are checked where they are
+  // attached: amp.role, amp.rounded_from, amp.donated, amp.updates.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 #endif // AMP_DIALECT_AMP_AMPDIALECT
