@@ -23,7 +23,11 @@ splat values of each argument's type (an argument amp-opt marked
 amp.rounded_from is passed already rounded: the caller rounds weights once,
 not per call). Rounds are interleaved; each cell is the best round's median.
 The table names the CPU; the tensor-level casts left in each amp-opt
-output are counted with the bytes they move per call.
+output are counted with the bytes they move per call. Each variant also
+runs once on the call that torch-to-amp.py --dump-call wrote (random
+weights and input, seed 0; rounded arguments rounded to nearest even, as
+the caller would), and its result's relative L2 error against PyTorch's
+f32 result is reported next to PyTorch autocast bf16's.
 
 Skips cleanly (exit 0) without IREE (scripts/setup-iree.sh) or without the
 torch venv (scripts/setup-torch.sh) used for the export.
@@ -51,6 +55,21 @@ TILING = ["--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
 DEMOTE = ["--iree-global-opt-demote-contraction-inputs-type=bf16",
           "--iree-global-opt-demote-contraction-inputs-operations=all"]
 BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+
+# Run by the torch interpreter (numpy and torch): `round SRC DST TYPE`
+# writes SRC's f32 values rounded to nearest even as raw f16 / bf16;
+# `compare OUT REF` prints the relative L2 error of OUT against REF.
+TORCH_HELPER = r"""
+import sys, numpy as np, torch
+if sys.argv[1] == "round":
+    t = torch.from_numpy(np.fromfile(sys.argv[2], dtype=np.float32))
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[sys.argv[4]]
+    t.to(dtype).view(torch.int16).numpy().tofile(sys.argv[3])
+else:
+    out = np.fromfile(sys.argv[2], dtype=np.float32).astype(np.float64)
+    ref = np.fromfile(sys.argv[3], dtype=np.float32).astype(np.float64)
+    print(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+"""
 
 
 def run(cmd, timeout=None, **kw):
@@ -92,8 +111,35 @@ def count_casts(path):
     return n, moved
 
 
+def call_inputs(path, call_dir, torch_python):
+    """--input flags for @forward reading the dumped call's arguments
+    (torch-to-amp.py --dump-call); arguments amp-opt made 16-bit
+    (amp.rounded_from) get the rounded copy their caller would pass."""
+    src = open(path).read()
+    m = re.search(r"func\.func @forward\((.*?)\)\s*->", src, re.S)
+    flags = []
+    for i, t in enumerate(re.findall(r"%\w+: tensor<([^>]*)>", m.group(1))):
+        arg = os.path.join(call_dir, f"arg{i}.bin")
+        element = t.split("x")[-1]
+        if element in ("bf16", "f16"):
+            rounded = os.path.join(call_dir, f"arg{i}.{element}.bin")
+            if not os.path.exists(rounded):
+                run([torch_python, "-c", TORCH_HELPER, "round", arg, rounded,
+                     element])
+            arg = rounded
+        flags.append(f"--input={t}=@{arg}")
+    return flags
+
+
+def rel_l2(torch_python, out, ref):
+    return float(run([torch_python, "-c", TORCH_HELPER, "compare", out,
+                      ref]).strip())
+
+
 def median_ms(out):
-    m = re.search(r"real_time_median\s+([\d.]+) (ms|us|s)\b", out)
+    # One repetition prints no aggregates, only the run itself.
+    m = re.search(r"real_time_median\s+([\d.]+) (ms|us|s)\b", out) or \
+        re.search(r"real_time\s+([\d.]+) (ms|us|s)\b", out)
     if not m:
         sys.exit("iree_downstream: no median in iree-benchmark-module's "
                  "output:\n" + out[-2000:])
@@ -143,7 +189,8 @@ def main():
         if not os.path.exists(src):
             run([args.torch_python, os.path.join(ROOT, "scripts",
                                                  "torch-to-amp.py"),
-                 *MODELS[model], "-o", src])
+                 *MODELS[model], "-o", src, "--dump-call",
+                 os.path.join(work, f"{model}.call")])
         sources = {"f32": (src, []), "demote": (src, DEMOTE)}
         for variant, opts in [("amp-f16", "--amp"),
                               ("amp-bf16", "--amp=mode=bf16"),
@@ -187,8 +234,26 @@ def main():
                        "--benchmark_min_warmup_time=0.3"])
             row[6].append(median_ms(out))
 
+    # Accuracy: each variant run once on the dumped call, against PyTorch's
+    # f32 result; PyTorch's autocast bf16 for comparison.
+    for row in rows:
+        model = row[0]
+        call = os.path.join(work, f"{model}.call")
+        out = row[4] + ".out.bin"
+        run([os.path.join(args.iree_bin, "iree-run-module"),
+             f"--module={row[4]}", "--function=forward",
+             "--device=local-task",
+             *call_inputs(row[3], call, args.torch_python),
+             f"--output=@{out}"])
+        row.append(rel_l2(args.torch_python, out,
+                          os.path.join(call, "ref.bin")))
+    autocast = {m: rel_l2(args.torch_python,
+                          os.path.join(work, f"{m}.call", "autocast.bin"),
+                          os.path.join(work, f"{m}.call", "ref.bin"))
+                for m in dict.fromkeys(r[0] for r in rows)}
+
     print(f"{'model':14} {'tiling':6} {'variant':9} {'ms':>9} {'vs f32':>7} "
-          f"{'vs demote':>9} {'casts':>5} {'cast MB':>8}")
+          f"{'vs demote':>9} {'casts':>5} {'cast MB':>8} {'rel L2':>9}")
     for model in dict.fromkeys(r[0] for r in rows):
         for tiled in tilings:
             group = [r for r in rows if r[0] == model and r[1] == tiled]
@@ -199,7 +264,10 @@ def main():
                       f"{best[r[2]]:9.2f} {best['f32'] / best[r[2]]:6.2f}x "
                       f"{best['demote'] / best[r[2]]:8.2f}x "
                       f"{casts[0] if casts else '':>5} "
-                      f"{'%.1f' % (casts[1] / 1e6) if casts else '':>8}")
+                      f"{'%.1f' % (casts[1] / 1e6) if casts else '':>8} "
+                      f"{r[7]:9.2e}")
+        print(f"{model:14} {'':6} {'autocast':9} {'(PyTorch bf16)':>36} "
+              f"{'':>14} {autocast[model]:9.2e}")
     print(f"# load after: {load_avg()}")
     if not args.keep:
         shutil.rmtree(work)

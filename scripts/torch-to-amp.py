@@ -590,6 +590,13 @@ def main():
                    help="options of --amp, e.g. 'mode=bf16 stats=true "
                         "report=r.json summary=true target=h100' "
                         "(default: %(default)s)")
+    p.add_argument("--dump-call", metavar="DIR",
+                   help="write the forward call's arguments (raw, one "
+                        "argN.bin each, in the exported order), PyTorch's "
+                        "f32 result (ref.bin) and its autocast bf16 result "
+                        "(autocast.bin, as f32) and call.json to DIR, for "
+                        "running the export elsewhere (bench/"
+                        "iree_downstream.py)")
     p.add_argument("--check", action="store_true",
                    help="with --amp: run the f32 export and the AMP program "
                         "on the CPU and compare them with PyTorch")
@@ -688,6 +695,9 @@ def main():
                   "-o", os.devnull])
         print(f"wrote {amp_out}; upstream mlir-opt verifies it")
 
+    if args.dump_call:
+        dump_call(model, inputs, call_args, args.dump_call)
+
     if args.check:
         check(args, model, inputs, call_args, out, amp_out, base)
         save(base + ".check.json", ".check.json")
@@ -700,6 +710,30 @@ def main():
                 shutil.copyfile(path, dest)
         print(f"reports in {args.reports}: "
               + ", ".join(name for _, name in saved))
+
+
+def dump_call(model, inputs, call_args, directory):
+    """The call's arguments and PyTorch's f32 and autocast-bf16 results as
+    raw little-endian files. Both results are computed with autograd on,
+    as a training step would: under no_grad, nn.TransformerEncoderLayer
+    takes a fused fast path that autocast does not reach."""
+    os.makedirs(directory, exist_ok=True)
+    ref = model(*inputs).detach()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        auto = model(*inputs).detach().float()
+    meta = {"args": [], "output": list(ref.shape)}
+    for i, a in enumerate(call_args):
+        a = a.detach().contiguous()
+        a.numpy().tofile(os.path.join(directory, f"arg{i}.bin"))
+        meta["args"].append({"shape": list(a.shape),
+                             "dtype": str(a.dtype).replace("torch.", "")})
+    ref.float().numpy().tofile(os.path.join(directory, "ref.bin"))
+    auto.numpy().tofile(os.path.join(directory, "autocast.bin"))
+    with open(os.path.join(directory, "call.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    print(f"wrote the call's {len(call_args)} arguments and the reference "
+          f"results to {directory}")
 
 
 def check(args, model, inputs, call_args, out, amp_out, base):
