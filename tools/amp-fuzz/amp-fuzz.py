@@ -62,8 +62,11 @@ LOWERING = [
     "--buffer-deallocation-pipeline",
     "--convert-bufferization-to-memref",
     "--convert-linalg-to-loops",
-    "--lower-affine",
+    # expand-strided-metadata emits affine.apply for subview offsets and
+    # sizes, so it runs before lower-affine (as amp-lower-to-llvm does;
+    # seed 40446000 left an affine.apply with the opposite order).
     "--expand-strided-metadata",
+    "--lower-affine",
     "--convert-scf-to-cf",
     "--arith-expand",
     "--convert-math-to-llvm",
