@@ -53,27 +53,29 @@ struct LowPrecisionArgumentsPass
           LowPrecisionArgumentsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The users of every function, from one walk of the module: rewriting
+    // a call's operands keeps its user entry.
+    SymbolTableCollection symbolTables;
+    SymbolUserMap users(symbolTables, module);
     // A caller whose argument only feeds a rounded call operand rounds it
     // in turn: repeat until no function changes.
-    while (llvm::count_if(module.getOps<func::FuncOp>(),
-                          [&](func::FuncOp func) { return takeRounded(func); }))
+    while (
+        llvm::count_if(module.getOps<func::FuncOp>(), [&](func::FuncOp func) {
+          return takeRounded(func, users.getUsers(func));
+        }))
       ;
   }
 
   /// Retypes the arguments of `func` that it only reads rounded; returns
-  /// whether any changed.
-  bool takeRounded(func::FuncOp func) {
-    ModuleOp module = getOperation();
+  /// whether any changed. `users` are the ops that reference `func`.
+  bool takeRounded(func::FuncOp func, ArrayRef<Operation *> users) {
     if (func.isExternal())
       return false;
     // Calls are rewritten below; any other use of the symbol (a
     // func.constant, a reference from another dialect) keeps the
     // signature.
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (!uses || llvm::any_of(*uses, [](const SymbolTable::SymbolUse &use) {
-          return !isa<func::CallOp>(use.getUser());
-        }))
+    if (llvm::any_of(users,
+                     [](Operation *user) { return !isa<func::CallOp>(user); }))
       return false;
     Block &entry = func.getBody().front();
     SmallVector<Type> inputs(func.getArgumentTypes());
@@ -91,8 +93,8 @@ struct LowPrecisionArgumentsPass
       arg.setType(*rounded);
       inputs[index] = *rounded;
       func.setArgAttr(index, "amp.rounded_from", TypeAttr::get(original));
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto call = cast<func::CallOp>(use.getUser());
+      for (Operation *user : users) {
+        auto call = cast<func::CallOp>(user);
         OpBuilder builder(call);
         Value operand = call.getOperand(index);
         call.setOperand(index, arith::TruncFOp::create(builder, call.getLoc(),
