@@ -100,6 +100,21 @@ TEST_P(GemmTest, Batched) {
     }
 }
 
+// Rows 256 floats (1 KiB) apart or a multiple of that: the widened copies of
+// f16/bf16 operands get a padded leading dimension, and on oneDNN's AVX2
+// sgemm such f32 GEMMs run on OpenBLAS (CPUBackend.cpp); batches and a
+// broadcast operand walk the padded copies.
+TEST_P(GemmTest, RowsAMultipleOf1KiBApart) {
+  std::mt19937 rng(11);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t)
+      for (int64_t batch : {1, 3}) {
+        GemmCase g{5,     256,    512,  batch, (t & 1) != 0, (t & 2) != 0,
+                   tp.in, tp.out, 1.0f, 0.0f,  false,        batch > 1};
+        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng));
+      }
+}
+
 TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
   std::mt19937 rng(6);
   for (TypePair tp : contractionTypes())

@@ -104,11 +104,24 @@ private:
   Scratch bufA, bufB, bufC;
 };
 
+/// oneDNN 2.6.3's AVX2 sgemm (column-major: our B is its A) takes its no-copy
+/// kernel whenever 1/M + 1/N >= 0.0038 (M, N up to about 526), and that
+/// kernel is 1.6x slower at 512^3 when B's rows are a multiple of 1 KiB
+/// apart (2.2x at 4 KiB: cache-set conflicts; the copy-based kernels pack B
+/// first). Measured on Zen 4 under DNNL_MAX_CPU_ISA=AVX2, docs/runtime.md.
+/// Such an f32 GEMM runs on OpenBLAS, which always packs.
+static bool avoidDnnlNoCopySgemm(const GemmArgs &g) {
+  bool noCopy = 1.0 / double(g.M) + 1.0 / double(g.N) >= 0.0038;
+  bool rowsAliased = !g.transB && g.K > 1 && g.ldb % 256 == 0;
+  return noCopy && rowsAliased;
+}
+
 amp_rt_status CPUBackend::gemm(const GemmArgs &g) {
   paths.announce();
   bool viaDnnl = g.abType == AMP_RT_BF16
                      ? paths.nativeBf16.load()
-                     : g.abType == AMP_RT_F32 && paths.f32OneDnn;
+                     : g.abType == AMP_RT_F32 && paths.f32OneDnn &&
+                           !(paths.dnnlAvx2Sgemm && avoidDnnlNoCopySgemm(g));
   if (viaDnnl) {
     amp_rt_status s = dnnl.gemm(g);
     if (s != AMP_RT_ERROR_UNSUPPORTED)
@@ -123,12 +136,13 @@ amp_rt_status CPUBackend::gemm(const GemmArgs &g) {
 amp_rt_status CPUBackend::widenedGemm(const GemmArgs &g) {
   const int64_t aRows = g.transA ? g.K : g.M, aCols = g.transA ? g.M : g.K;
   const int64_t bRows = g.transB ? g.N : g.K, bCols = g.transB ? g.K : g.N;
+  const int64_t aLd = widenedLd(aCols), bLd = widenedLd(bCols);
   // A broadcast operand (batch stride 0) is widened once.
   const int64_t nA = g.strideA ? g.batch : 1, nB = g.strideB ? g.batch : 1;
   const int64_t MN = g.M * g.N;
   const bool direct = g.cType == AMP_RT_F32;
-  float *a = bufA.floats(size_t(nA * aRows * aCols));
-  float *b = bufB.floats(size_t(nB * bRows * bCols));
+  float *a = bufA.floats(size_t(nA * aRows * aLd));
+  float *b = bufB.floats(size_t(nB * bRows * bLd));
   float *c = direct ? nullptr : bufC.floats(size_t(g.batch * MN));
   if (!a || !b || (!direct && !c))
     return fail(AMP_RT_ERROR_OUT_OF_MEMORY, "cpu gemm: out of memory");
@@ -136,15 +150,15 @@ amp_rt_status CPUBackend::widenedGemm(const GemmArgs &g) {
   for (int64_t i = 0; i < nA; ++i)
     widenToF32(pool, g.abType,
                static_cast<const char *>(g.A) + i * g.strideA * es, aRows,
-               aCols, g.lda, a + i * aRows * aCols);
+               aCols, g.lda, a + i * aRows * aLd, aLd);
   for (int64_t i = 0; i < nB; ++i)
     widenToF32(pool, g.abType,
                static_cast<const char *>(g.B) + i * g.strideB * es, bRows,
-               bCols, g.ldb, b + i * bRows * bCols);
+               bCols, g.ldb, b + i * bRows * bLd, bLd);
   GemmArgs f = g;
   f.abType = AMP_RT_F32;
-  f.A = a, f.lda = aCols, f.strideA = nA > 1 ? aRows * aCols : 0;
-  f.B = b, f.ldb = bCols, f.strideB = nB > 1 ? bRows * bCols : 0;
+  f.A = a, f.lda = aLd, f.strideA = nA > 1 ? aRows * aLd : 0;
+  f.B = b, f.ldb = bLd, f.strideB = nB > 1 ? bRows * bLd : 0;
   if (!direct) {
     f.cType = AMP_RT_F32;
     f.C = c, f.ldc = g.N, f.strideC = MN;

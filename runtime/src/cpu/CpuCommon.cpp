@@ -61,10 +61,13 @@ void rowToF32(amp_rt_dtype type, const void *src, float *dst, size_t n) {
 } // namespace
 
 void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
-                int64_t rows, int64_t cols, int64_t ld, float *dst) {
+                int64_t rows, int64_t cols, int64_t ld, float *dst,
+                int64_t dstLd) {
   const char *s = static_cast<const char *>(src);
   const size_t es = type == AMP_RT_F32 ? 4 : 2;
-  if (ld == cols) {
+  if (dstLd == 0)
+    dstLd = cols;
+  if (ld == cols && dstLd == cols) {
     pool.parallelFor(rows * cols, kConvertGrain, [&](int64_t b, int64_t e) {
       rowToF32(type, s + b * es, dst + b, size_t(e - b));
     });
@@ -74,8 +77,13 @@ void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
       std::max<int64_t>(1, kConvertGrain / std::max<int64_t>(cols, 1));
   pool.parallelFor(rows, grain, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r)
-      rowToF32(type, s + r * ld * es, dst + r * cols, size_t(cols));
+      rowToF32(type, s + r * ld * es, dst + r * dstLd, size_t(cols));
   });
+}
+
+int64_t widenedLd(int64_t cols) {
+  // 16 floats: the rows stay 64-byte aligned.
+  return cols >= 256 && cols % 256 == 0 ? cols + 16 : cols;
 }
 
 void storeFromF32(ThreadPool &pool, const float *acc, int64_t accLd, void *dst,

@@ -55,10 +55,18 @@ struct FilterStrides {
 FilterStrides filterStrides(amp_rt_filter_layout l, int64_t K, int64_t C,
                             int64_t R, int64_t S);
 
-/// dst (rows x cols, dense) = f32(src (rows x cols, leading dim ld)); src
-/// has `type` (F32 is copied).
+/// dst (rows x cols, leading dim dstLd, default cols) = f32(src (rows x
+/// cols, leading dim ld)); src has `type` (F32 is copied).
 void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
-                int64_t rows, int64_t cols, int64_t ld, float *dst);
+                int64_t rows, int64_t cols, int64_t ld, float *dst,
+                int64_t dstLd = 0);
+
+/// The leading dimension (in floats) of a widened copy with `cols` columns:
+/// `cols`, or a little more when its rows would be a multiple of 1 KiB apart.
+/// oneDNN 2.6.3's AVX2 sgemm runs a no-copy kernel on an aligned B whose rows
+/// are a power of two apart that is 1.6x slower at 512^3 (2.2x with 4 KiB;
+/// measured on Zen 4 with DNNL_MAX_CPU_ISA=AVX2, docs/runtime.md).
+int64_t widenedLd(int64_t cols);
 
 /// dst (rows x cols, ld dstLd) = alpha * acc (ld accLd) + beta * dst,
 /// converted to `type`; beta == 0 does not read dst.

@@ -45,6 +45,7 @@ std::string probeBf16() {
 void describeKernels(CpuPaths &p) {
   std::string dnnl = "oneDNN " + DnnlKernels::version();
   std::string f32 = p.f32OneDnn ? dnnl + " f32" : "OpenBLAS sgemm (im2col)";
+
   std::string widen = std::string("widened to f32 (") +
                       (hasF16CKernels() ? "F16C/AVX2" : "scalar") + ") + " +
                       f32;
@@ -53,6 +54,9 @@ void describeKernels(CpuPaths &p) {
                           "amp_rt_cpu_set_native_bf16(0)"
                         : p.bf16Why;
   std::string rest = "; f16: " + widen + "; f32: " + f32;
+  if (p.dnnlAvx2Sgemm)
+    rest += " (AVX2 kernels; OpenBLAS for the GEMMs its no-copy sgemm would "
+            "run with B's rows a multiple of 1 KiB apart)";
   p.kernels[0] = "bf16: " + widen + " (" + off + ")" + rest;
   p.kernels[1] = "bf16: " + dnnl + " native (avx512_bf16)" + rest;
 }
@@ -62,6 +66,7 @@ CpuPaths *createPaths() {
   p->verbose = std::getenv("AMP_RT_VERBOSE") &&
                std::atoi(std::getenv("AMP_RT_VERBOSE")) > 0;
   p->f32OneDnn = !envIs("AMP_RT_CPU_F32", "openblas");
+  p->dnnlAvx2Sgemm = p->f32OneDnn && !DnnlKernels::hasAvx512Kernels();
   p->bf16Why = probeBf16();
   p->bf16Capable = p->bf16Why.empty();
   p->nativeBf16 = p->bf16Capable && !envIs("AMP_RT_CPU_BF16", "0");

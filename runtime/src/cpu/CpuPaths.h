@@ -27,7 +27,9 @@ struct CpuPaths {
   bool bf16Capable = false; // the CPU and oneDNN can run bf16 natively
   std::string bf16Why;      // why not, when !bf16Capable
   std::atomic<bool> nativeBf16{false};
-  bool f32OneDnn = true;  // else OpenBLAS
+  bool f32OneDnn = true; // else OpenBLAS
+  /// oneDNN runs its AVX2 sgemm: see avoidDnnlNoCopySgemm() in CPUBackend.
+  bool dnnlAvx2Sgemm = false;
   bool verbose = false;   // AMP_RT_VERBOSE=1
   std::string kernels[2]; // amp_rt_cpu_kernels(): [0] widened bf16, [1] native
   std::atomic<bool> announced{false};

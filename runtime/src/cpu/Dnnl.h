@@ -33,6 +33,9 @@ public:
 
   /// "2.6.3".
   static std::string version();
+  /// Whether oneDNN's kernels here are its AVX-512 ones (false on an
+  /// AVX2-only CPU, or under DNNL_MAX_CPU_ISA=AVX2).
+  static bool hasAvx512Kernels();
   /// Whether oneDNN creates bf16 matmul and convolution primitives here
   /// (it refuses on CPUs without bf16 support); `why` gets the reason.
   bool bf16Works(std::string &why);

@@ -95,6 +95,10 @@ std::string DnnlKernels::version() {
   return buf;
 }
 
+bool DnnlKernels::hasAvx512Kernels() {
+  return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+}
+
 bool DnnlKernels::bf16Works(std::string &why) {
   // A tiny matmul and convolution, run for real: oneDNN refuses bf16
   // primitives on CPUs without bf16 support.
