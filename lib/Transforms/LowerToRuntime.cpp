@@ -32,6 +32,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -253,30 +254,14 @@ static linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op) {
   return fill;
 }
 
-namespace {
-
-struct LowerToRuntimePass
-    : public amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
-  using Base::Base;
-
-  void runOnOperation() override;
-
-private:
-  /// The declaration of `name` with `type`, created once per module.
-  FailureOr<func::FuncOp> getOrDeclare(StringRef name, FunctionType type,
-                                       Location loc);
-
-  ModuleOp module;
-  std::optional<SymbolTable> symbols;
-  Operation *lastDeclaration = nullptr;
-};
-
-} // namespace
-
-FailureOr<func::FuncOp> LowerToRuntimePass::getOrDeclare(StringRef name,
-                                                         FunctionType type,
-                                                         Location loc) {
-  if (Operation *existing = symbols->lookup(name)) {
+/// The declaration of runtime entry point `name` with `type` in `module`:
+/// the existing one, or a new private one with the C interface, placed after
+/// the declarations at the top of the module (so they keep the order of
+/// first use). Fails (with an error) when `name` is taken by something else.
+static FailureOr<func::FuncOp> getOrDeclare(RewriterBase &rewriter,
+                                            ModuleOp module, StringRef name,
+                                            FunctionType type) {
+  if (Operation *existing = SymbolTable::lookupSymbolIn(module, name)) {
     auto fn = dyn_cast<func::FuncOp>(existing);
     if (fn && fn.getFunctionType() == type)
       return fn;
@@ -286,102 +271,142 @@ FailureOr<func::FuncOp> LowerToRuntimePass::getOrDeclare(StringRef name,
                           << type;
     return failure();
   }
-  // Declarations go to the top of the module, in the order of first use.
-  OpBuilder builder(module.getContext());
-  if (lastDeclaration)
-    builder.setInsertionPointAfter(lastDeclaration);
-  else
-    builder.setInsertionPointToStart(module.getBody());
-  auto fn = func::FuncOp::create(builder, loc, name, type);
-  lastDeclaration = fn;
+  Block *body = module.getBody();
+  auto pos = body->begin();
+  while (pos != body->end()) {
+    auto fn = dyn_cast<func::FuncOp>(&*pos);
+    if (!fn || !fn.isDeclaration() || !fn.getSymName().starts_with("amp_rt_"))
+      break;
+    ++pos;
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(body, pos);
+  auto fn = func::FuncOp::create(rewriter, module.getLoc(), name, type);
   fn.setPrivate();
-  fn->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
-  symbols->insert(fn);
+  fn->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
   return fn;
 }
 
-void LowerToRuntimePass::runOnOperation() {
-  module = getOperation();
-  symbols.emplace(module);
-  lastDeclaration = nullptr;
-  SmallVector<linalg::LinalgOp> candidates;
-  module.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-            linalg::Conv2DNchwFchwOp>(op.getOperation()) &&
-        op.hasPureBufferSemantics() &&
-        // The declarations live in this module's symbol table.
-        SymbolTable::getNearestSymbolTable(op) == module.getOperation())
-      candidates.push_back(op);
-  });
+namespace {
 
-  uint64_t lowered = 0, left = 0;
-  for (linalg::LinalgOp op : candidates) {
+/// Replaces a contraction on memrefs that has a libamp_rt entry point by a
+/// call to it (as upstream's LinalgOpToLibraryCallRewrite does for library
+/// calls in general, with libamp_rt's names, scalar arguments and the
+/// overwrite variant for a dropped zero fill).
+struct ContractionToRuntimeCall final
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ContractionToRuntimeCall(MLIRContext *context,
+                           const LowerToRuntimeOptions &options,
+                           LowerToRuntimeCounts *counts)
+      : OpInterfaceRewritePattern(context), options(options), counts(counts) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    auto module =
+        dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(op));
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+             linalg::Conv2DNchwFchwOp>(op.getOperation()) ||
+        !op.hasPureBufferSemantics() || !module)
+      return rewriter.notifyMatchFailure(op, "not a runtime candidate");
     // f32 contractions are not Tensor Core work: unless include-f32 asks
     // for them, never touched or counted.
     Type in = getElementTypeOrSelf(op->getOperand(0).getType());
-    if (!in.isF16() && !in.isBF16() && !(includeF32 && in.isF32())) {
-      if (explain)
+    if (!in.isF16() && !in.isBF16() && !(options.includeF32 && in.isF32())) {
+      if (options.explain)
         op->emitRemark() << "amp-lower-to-runtime: left for the upstream "
                             "lowering: inputs are not f16 / bf16"
-                         << (includeF32 ? " / f32" : "");
-      continue;
+                         << (options.includeF32 ? " / f32" : "");
+      return rewriter.notifyMatchFailure(op, "inputs not f16 / bf16");
     }
     std::string why;
-    FailureOr<RuntimeCall> call = matchRuntimeCall(op, includeF32, why);
+    FailureOr<RuntimeCall> call = matchRuntimeCall(op, options.includeF32, why);
     if (failed(call)) {
-      ++numLeft;
-      ++left;
-      if (explain)
+      if (counts)
+        ++counts->left;
+      if (options.explain)
         op->emitRemark() << "amp-lower-to-runtime: left for the upstream "
                             "lowering: "
                          << why;
-      continue;
+      return rewriter.notifyMatchFailure(op, why);
     }
 
     // Before the casts below, which use the output too.
     linalg::FillOp zeroFill = getZeroFillOfOutput(op);
-    OpBuilder builder(op);
+    std::string callee = call->callee + (zeroFill ? "_overwrite" : "");
     Location loc = op.getLoc();
     SmallVector<Value> args;
     SmallVector<Type> argTypes;
     for (Value operand : op->getOperands()) {
       MemRefType target =
           getDynamicStridedType(cast<MemRefType>(operand.getType()));
-      args.push_back(operand.getType() == target
-                         ? operand
-                         : memref::CastOp::create(builder, loc, target, operand)
-                               .getResult());
+      args.push_back(
+          operand.getType() == target
+              ? operand
+              : memref::CastOp::create(rewriter, loc, target, operand)
+                    .getResult());
       argTypes.push_back(target);
     }
     for (auto [type, value] : llvm::zip(call->scalarTypes, call->scalars)) {
       args.push_back(arith::ConstantOp::create(
-          builder, loc, builder.getIntegerAttr(type, value)));
+          rewriter, loc, rewriter.getIntegerAttr(type, value)));
       argTypes.push_back(type);
     }
-    std::string callee = call->callee;
-    if (zeroFill)
-      callee += "_overwrite";
     FailureOr<func::FuncOp> fn = getOrDeclare(
-        callee, builder.getFunctionType(argTypes, {}), module.getLoc());
-    if (failed(fn))
-      return signalPassFailure();
-    func::CallOp::create(builder, loc, *fn, args);
-    if (explain)
+        rewriter, module, callee, rewriter.getFunctionType(argTypes, {}));
+    if (failed(fn)) {
+      if (counts)
+        ++counts->nameConflicts;
+      return failure();
+    }
+    func::CallOp::create(rewriter, loc, *fn, args);
+    if (options.explain)
       op->emitRemark() << "amp-lower-to-runtime: lowered to @" << callee
                        << (zeroFill ? " (the zero fill of its output is "
                                       "dropped)"
                                     : "");
-    op->erase();
+    rewriter.eraseOp(op);
     if (zeroFill)
-      zeroFill->erase();
-    ++numLowered;
-    ++lowered;
+      rewriter.eraseOp(zeroFill);
+    if (counts)
+      ++counts->lowered;
+    return success();
   }
-  if (printStats)
-    printPassStatistics(getArgument(),
-                        {{"ops-lowered", lowered}, {"ops-left", left}});
-  if (lowered == 0)
-    markAllAnalysesPreserved();
+
+  LowerToRuntimeOptions options;
+  LowerToRuntimeCounts *counts;
+};
+
+struct LowerToRuntimePass
+    : public amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    LowerToRuntimeCounts counts;
+    populateLowerToRuntimePatterns(patterns, {includeF32, explain}, &counts);
+    // One visit per op: a contraction is lowered or left once, so the counts
+    // are exact.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // A name taken by something else than the entry point was reported.
+    if (counts.nameConflicts)
+      return signalPassFailure();
+    numLowered += counts.lowered;
+    numLeft += counts.left;
+    if (printStats)
+      printPassStatistics(getArgument(), {{"ops-lowered", counts.lowered},
+                                          {"ops-left", counts.left}});
+    if (counts.lowered == 0)
+      markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
+
+void mlir::amp::populateLowerToRuntimePatterns(
+    RewritePatternSet &patterns, const LowerToRuntimeOptions &options,
+    LowerToRuntimeCounts *counts) {
+  patterns.add<ContractionToRuntimeCall>(patterns.getContext(), options,
+                                         counts);
 }
 
 //===----------------------------------------------------------------------===//

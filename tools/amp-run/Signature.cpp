@@ -215,15 +215,55 @@ static llvm::Error checkDefinition(const Checker &c, mlir::func::FuncOp fn) {
   return llvm::Error::success();
 }
 
-llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
-  Checker c{fn.getSymName().str()};
-  if (auto err = checkDefinition(c, fn))
-    return std::move(err);
-  Signature sig;
-  sig.name = c.fnName;
-  StringRef argRoles = "input, label, param, opt_state, loss_scale, good_steps";
-  StringRef resultRoles = "loss, update, loss_scale, good_steps, step_ok, grad";
+/// The argument that update result `what` (attributes `attrs`) replaces: its
+/// `amp.updates` index, which must name a param or an opt_state.
+static llvm::Expected<int64_t> updateTarget(const Checker &c,
+                                            mlir::DictionaryAttr attrs,
+                                            const std::string &what,
+                                            const Signature &sig) {
+  auto idx =
+      attrs ? llvm::dyn_cast_or_null<mlir::IntegerAttr>(attrs.get(kUpdatesAttr))
+            : mlir::IntegerAttr();
+  if (!idx)
+    return c.error(what + " (update) needs an integer amp.updates = "
+                          "<argument index> attribute");
+  int64_t target = idx.getValue().getSExtValue();
+  if (target < 0 || target >= static_cast<int64_t>(sig.args.size()))
+    return c.error(what + ": amp.updates = " + llvm::Twine(target) +
+                   " is not an argument index (the function has " +
+                   llvm::Twine(sig.args.size()) + " arguments)");
+  Role targetRole = sig.args[target].role;
+  if (targetRole != Role::Param && targetRole != Role::OptState)
+    return c.error(what + ": amp.updates = " + llvm::Twine(target) +
+                   " names argument " + llvm::Twine(target) +
+                   " whose role is \"" + roleName(targetRole) +
+                   "\"; updates replace a param or an opt_state");
+  return target;
+}
 
+/// Checks that result `i` (`what`, of type `spec`) that replaces an argument
+/// has its type and is the only one replacing it.
+static llvm::Error checkReplacement(const Checker &c, const Signature &sig,
+                                    unsigned i, const std::string &what,
+                                    const TensorSpec &spec, int64_t target,
+                                    llvm::SmallVectorImpl<int64_t> &updatedBy) {
+  const TensorSpec &argSpec = sig.args[target].spec;
+  if (!(argSpec == spec))
+    return c.error(what + " has type " + spec.str() +
+                   " but replaces argument " + llvm::Twine(target) +
+                   " of type " + argSpec.str());
+  if (updatedBy[target] >= 0)
+    return c.error("results " + llvm::Twine(updatedBy[target]) + " and " +
+                   llvm::Twine(i) + " both replace argument " +
+                   llvm::Twine(target));
+  updatedBy[target] = i;
+  return llvm::Error::success();
+}
+
+/// The arguments of step `fn`: their roles and types, into `sig`.
+static llvm::Error analyzeStepArguments(const Checker &c, mlir::func::FuncOp fn,
+                                        Signature &sig) {
+  StringRef argRoles = "input, label, param, opt_state, loss_scale, good_steps";
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::string what = ("argument " + llvm::Twine(i)).str();
     auto role = roleOf(c, fn.getArgAttrDict(i), what, argRoles);
@@ -239,14 +279,14 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
     switch (*role) {
     case Role::Input:
       if (auto err = setUnique(c, sig.input, i, "arguments", *role))
-        return std::move(err);
+        return err;
       if (spec->shape.size() < 2)
         return c.error(what + " (input) has type " + spec->str() +
                        "; expected a batch: rank >= 2, batch first");
       break;
     case Role::Label:
       if (auto err = setUnique(c, sig.label, i, "arguments", *role))
-        return std::move(err);
+        return err;
       if (spec->shape.size() != 2)
         return c.error(what + " (label) has type " + spec->str() +
                        "; expected one-hot labels tensor<BATCHxCLASSESxf32>");
@@ -258,15 +298,15 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
       break;
     case Role::LossScale:
       if (auto err = setUnique(c, sig.lossScaleArg, i, "arguments", *role))
-        return std::move(err);
+        return err;
       if (auto err = checkScalar(c, *spec, what, *role))
-        return std::move(err);
+        return err;
       break;
     case Role::GoodSteps:
       if (auto err = setUnique(c, sig.goodStepsArg, i, "arguments", *role))
-        return std::move(err);
+        return err;
       if (auto err = checkScalar(c, *spec, what, *role))
-        return std::move(err);
+        return err;
       break;
     default:
       llvm_unreachable("result roles rejected above");
@@ -283,6 +323,14 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
     return c.error("the input " + input.str() + " and the label " +
                    label.str() + " have different batch sizes");
 
+  return llvm::Error::success();
+}
+
+/// The results of step `fn`: their roles, types and the arguments they
+/// replace, into `sig`.
+static llvm::Error analyzeStepResults(const Checker &c, mlir::func::FuncOp fn,
+                                      Signature &sig) {
+  StringRef resultRoles = "loss, update, loss_scale, good_steps, step_ok, grad";
   llvm::SmallVector<int64_t, 8> updatedBy(sig.args.size(), -1);
   int64_t goodStepsResult = -1;
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
@@ -304,22 +352,22 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
     switch (*role) {
     case Role::Loss:
       if (auto err = setUnique(c, sig.loss, i, "results", *role))
-        return std::move(err);
+        return err;
       if (auto err = checkScalar(c, *spec, what, *role))
-        return std::move(err);
+        return err;
       break;
     case Role::StepOk:
       if (auto err = setUnique(c, sig.stepOk, i, "results", *role))
-        return std::move(err);
+        return err;
       if (auto err = checkScalar(c, *spec, what, *role))
-        return std::move(err);
+        return err;
       break;
     case Role::Grad:
       sig.grads.push_back(i);
       break;
     case Role::LossScale:
       if (auto err = setUnique(c, sig.lossScaleResult, i, "results", *role))
-        return std::move(err);
+        return err;
       if (sig.lossScaleArg < 0)
         return c.error(what + " (loss_scale) has no loss_scale argument to "
                               "replace");
@@ -327,53 +375,43 @@ llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
       break;
     case Role::GoodSteps:
       if (auto err = setUnique(c, goodStepsResult, i, "results", *role))
-        return std::move(err);
+        return err;
       if (sig.goodStepsArg < 0)
         return c.error(what + " (good_steps) has no good_steps argument to "
                               "replace");
       value.target = sig.goodStepsArg;
       break;
     case Role::Update: {
-      mlir::DictionaryAttr attrs = fn.getResultAttrDict(i);
-      auto idx = attrs ? llvm::dyn_cast_or_null<mlir::IntegerAttr>(
-                             attrs.get(kUpdatesAttr))
-                       : mlir::IntegerAttr();
-      if (!idx)
-        return c.error(what + " (update) needs an integer amp.updates = "
-                              "<argument index> attribute");
-      int64_t target = idx.getValue().getSExtValue();
-      if (target < 0 || target >= static_cast<int64_t>(sig.args.size()))
-        return c.error(what + ": amp.updates = " + llvm::Twine(target) +
-                       " is not an argument index (the function has " +
-                       llvm::Twine(sig.args.size()) + " arguments)");
-      Role targetRole = sig.args[target].role;
-      if (targetRole != Role::Param && targetRole != Role::OptState)
-        return c.error(what + ": amp.updates = " + llvm::Twine(target) +
-                       " names argument " + llvm::Twine(target) +
-                       " whose role is \"" + roleName(targetRole) +
-                       "\"; updates replace a param or an opt_state");
-      value.target = target;
+      auto target = updateTarget(c, fn.getResultAttrDict(i), what, sig);
+      if (!target)
+        return target.takeError();
+      value.target = *target;
       break;
     }
     default:
       llvm_unreachable("other roles rejected above");
     }
-    if (value.target >= 0) {
-      const TensorSpec &argSpec = sig.args[value.target].spec;
-      if (!(argSpec == *spec))
-        return c.error(what + " has type " + spec->str() +
-                       " but replaces argument " + llvm::Twine(value.target) +
-                       " of type " + argSpec.str());
-      if (updatedBy[value.target] >= 0)
-        return c.error("results " + llvm::Twine(updatedBy[value.target]) +
-                       " and " + llvm::Twine(i) + " both replace argument " +
-                       llvm::Twine(value.target));
-      updatedBy[value.target] = i;
-    }
+    if (value.target >= 0)
+      if (auto err =
+              checkReplacement(c, sig, i, what, *spec, value.target, updatedBy))
+        return err;
     sig.results.push_back(std::move(value));
   }
   if (sig.loss < 0)
     return c.error("no result has amp.role \"loss\"");
+  return llvm::Error::success();
+}
+
+llvm::Expected<Signature> amp::run::analyzeStep(mlir::func::FuncOp fn) {
+  Checker c{fn.getSymName().str()};
+  if (auto err = checkDefinition(c, fn))
+    return std::move(err);
+  Signature sig;
+  sig.name = c.fnName;
+  if (auto err = analyzeStepArguments(c, fn, sig))
+    return std::move(err);
+  if (auto err = analyzeStepResults(c, fn, sig))
+    return std::move(err);
   return sig;
 }
 

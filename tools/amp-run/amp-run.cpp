@@ -366,6 +366,71 @@ static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
   return roles;
 }
 
+/// The training and test splits of the data set the step trains on.
+static llvm::Error loadTrainingData(const Signature &step, Dataset &data,
+                                    Split &split) {
+  auto loaded = loadData(step);
+  if (!loaded)
+    return loaded.takeError();
+  data = std::move(*loaded);
+  split = splitDataset(data, testFraction, seed);
+  if (static_cast<int64_t>(split.train.size()) < step.batchSize())
+    return makeError("the training set has " + llvm::Twine(split.train.size()) +
+                     " samples, fewer than one batch of " +
+                     llvm::Twine(step.batchSize()));
+  return llvm::Error::success();
+}
+
+/// The step and eval functions, JIT-compiled.
+struct CompiledFunctions {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::optional<JitFunction> step, eval;
+  double jitMs = 0;
+};
+
+/// JIT-compiles the lowered module and looks up the functions of `roles`.
+static llvm::Error jitFunctions(mlir::ModuleOp module, const Roles &roles,
+                                const CompileOptions &compile,
+                                CompiledFunctions &out) {
+  Stopwatch jitting;
+  auto engine = jitCompile(module, compile);
+  if (!engine)
+    return engine.takeError();
+  out.engine = std::move(*engine);
+  auto stepPacked = lookupFunction(*out.engine, roles.step.name);
+  if (!stepPacked)
+    return stepPacked.takeError();
+  out.step.emplace(roles.step, *stepPacked);
+  if (roles.eval) {
+    auto packed = lookupFunction(*out.engine, roles.eval->name);
+    if (!packed)
+      return packed.takeError();
+    out.eval.emplace(*roles.eval, *packed);
+  }
+  if (!compile.dumpObject.empty())
+    out.engine->dumpToObjectFile(compile.dumpObject);
+  out.jitMs = jitting.ms();
+  return llvm::Error::success();
+}
+
+/// Trains, evaluates and benchmarks with the compiled functions.
+static llvm::Error train(const Roles &roles, CompiledFunctions &fns,
+                         const Dataset &data, const Split &split,
+                         double loweringMs, const Stopwatch &total) {
+  TrainOptions trainFlags = trainOptions();
+  Trainer trainer(roles.step, *fns.step, roles.eval ? &*roles.eval : nullptr,
+                  fns.eval ? &*fns.eval : nullptr, data, split, trainFlags);
+  if (auto err = trainer.prepare())
+    return err;
+  if (auto err = trainer.train())
+    return err;
+  if (auto err = trainer.evaluate())
+    return err;
+  trainer.benchmark();
+  trainer.printSummary(loweringMs, fns.jitMs, total.ms());
+  return llvm::Error::success();
+}
+
 static llvm::Error run() {
   Stopwatch total;
   if (auto err = checkOptions())
@@ -393,21 +458,12 @@ static llvm::Error run() {
   auto roles = findRoles(*module);
   if (!roles)
     return roles.takeError();
-  const Signature &step = roles->step;
 
   Dataset data;
   Split split;
-  if (!printLowered) {
-    auto loaded = loadData(step);
-    if (!loaded)
-      return loaded.takeError();
-    data = std::move(*loaded);
-    split = splitDataset(data, testFraction, seed);
-    if (static_cast<int64_t>(split.train.size()) < step.batchSize())
-      return makeError(
-          "the training set has " + llvm::Twine(split.train.size()) +
-          " samples, fewer than one batch of " + llvm::Twine(step.batchSize()));
-  }
+  if (!printLowered)
+    if (auto err = loadTrainingData(roles->step, data, split))
+      return err;
 
   Stopwatch lowering;
   for (mlir::func::FuncOp fn : {roles->stepFn, roles->evalFn})
@@ -422,37 +478,10 @@ static llvm::Error run() {
     return llvm::Error::success();
   }
 
-  Stopwatch jitting;
-  auto engine = jitCompile(*module, compile);
-  if (!engine)
-    return engine.takeError();
-  auto stepPacked = lookupFunction(**engine, step.name);
-  if (!stepPacked)
-    return stepPacked.takeError();
-  JitFunction stepCall(step, *stepPacked);
-  std::optional<JitFunction> evalCall;
-  if (roles->eval) {
-    auto packed = lookupFunction(**engine, roles->eval->name);
-    if (!packed)
-      return packed.takeError();
-    evalCall.emplace(*roles->eval, *packed);
-  }
-  if (!compile.dumpObject.empty())
-    (*engine)->dumpToObjectFile(compile.dumpObject);
-  double jitMs = jitting.ms();
-
-  TrainOptions trainFlags = trainOptions();
-  Trainer trainer(step, stepCall, roles->eval ? &*roles->eval : nullptr,
-                  evalCall ? &*evalCall : nullptr, data, split, trainFlags);
-  if (auto err = trainer.prepare())
+  CompiledFunctions fns;
+  if (auto err = jitFunctions(*module, *roles, compile, fns))
     return err;
-  if (auto err = trainer.train())
-    return err;
-  if (auto err = trainer.evaluate())
-    return err;
-  trainer.benchmark();
-  trainer.printSummary(loweringMs, jitMs, total.ms());
-  return llvm::Error::success();
+  return train(*roles, fns, data, split, loweringMs, total);
 }
 
 int main(int argc, char **argv) {

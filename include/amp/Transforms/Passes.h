@@ -5,12 +5,37 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::amp {
 
 #define GEN_PASS_DECL
 #include "amp/Transforms/Passes.h.inc"
+
+/// What populateLowerToRuntimePatterns lowers.
+struct LowerToRuntimeOptions {
+  /// Also f32 x f32 -> f32 contractions (the _f32_f32 entry points).
+  bool includeF32 = false;
+  /// A remark on every candidate: lowered, or why not.
+  bool explain = false;
+};
+
+/// What the patterns did (exact under walkAndApplyPatterns, which visits
+/// each op once).
+struct LowerToRuntimeCounts {
+  uint64_t lowered = 0, left = 0;
+  /// Entry point names already taken by something else (an error each).
+  uint64_t nameConflicts = 0;
+};
+
+/// The rewrite of amp-lower-to-runtime: f16 / bf16 (with includeF32 also
+/// f32) linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf and conv_2d_nchw_fchw
+/// on memrefs become calls to libamp_rt's entry points, declared in the
+/// nearest module. `counts` may be null.
+void populateLowerToRuntimePatterns(RewritePatternSet &patterns,
+                                    const LowerToRuntimeOptions &options,
+                                    LowerToRuntimeCounts *counts = nullptr);
 
 /// Options of the default AMP pipeline (`--amp`).
 struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
