@@ -174,6 +174,13 @@ static cl::opt<bool>
                  cl::desc("Print the module lowered to the LLVM dialect "
                           "and exit"),
                  cl::cat(runCategory));
+static cl::opt<bool> printSignature(
+    "print-signature",
+    cl::desc("Print the training step's amp.role signature, one line per "
+             "argument and result (`arg|result INDEX ROLE ELEM SHAPE "
+             "TARGET`), and exit: what a driver of the object from "
+             "--dump-object passes (bench/step_aot.cpp)"),
+    cl::cat(runCategory));
 static cl::opt<bool> timing("timing",
                             cl::desc("Print timings on stderr (not "
                                      "deterministic)"),
@@ -366,6 +373,26 @@ static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
   return roles;
 }
 
+/// --print-signature: `step NAME`, then `arg|result INDEX ROLE ELEM SHAPE
+/// TARGET` per value (SHAPE: dims joined by x, `-` for a scalar; TARGET: the
+/// argument an update replaces, or -1).
+static void writeSignature(const Signature &sig, llvm::raw_ostream &os) {
+  auto write = [&](StringRef kind, size_t i, const RoleValue &v) {
+    static const char *elemNames[] = {"f32", "i32", "i1"};
+    os << kind << " " << i << " " << roleName(v.role) << " "
+       << elemNames[static_cast<int>(v.spec.elem)] << " ";
+    if (v.spec.shape.empty())
+      os << "-";
+    llvm::interleave(v.spec.shape, os, "x");
+    os << " " << v.target << "\n";
+  };
+  os << "step " << sig.name << "\n";
+  for (auto [i, v] : llvm::enumerate(sig.args))
+    write("arg", i, v);
+  for (auto [i, v] : llvm::enumerate(sig.results))
+    write("result", i, v);
+}
+
 /// The training and test splits of the data set the step trains on.
 static llvm::Error loadTrainingData(const Signature &step, Dataset &data,
                                     Split &split) {
@@ -458,6 +485,11 @@ static llvm::Error run() {
   auto roles = findRoles(*module);
   if (!roles)
     return roles.takeError();
+
+  if (printSignature) {
+    writeSignature(roles->step, llvm::outs());
+    return llvm::Error::success();
+  }
 
   Dataset data;
   Split split;

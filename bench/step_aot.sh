@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Training steps compiled ahead of time, for machines that have libamp_rt
+# but not MLIR / LLVM (the GPU machine): docs/performance.md, "End-to-end
+# steps on the cuda backend".
+#
+#   bench/step_aot.sh build DIR [MODEL...]   one executable per model and
+#       precision (f32, bf16, f16) in DIR, with the libraries they load in
+#       DIR/lib (libamp_rt, its cuda backend, LLVM's libomp); oneDNN and
+#       OpenBLAS must be found on the target machine
+#   bench/step_aot.sh run DIR [BACKEND...]    each executable on each
+#       backend (default: cpu cuda), side by side
+#
+# Models: mlp-1x2048, transformer, cnn (bench/train_step.py's). Each program
+# goes through `amp-opt --amp` (f16, bf16) or stays f32, then
+# `amp-run --fast --dump-object` (the fast lowering; the object is compiled
+# for this machine's CPU, so run it on one with the same instruction-set
+# extensions or more) and is linked with bench/step_aot.cpp.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+
+model_args() {
+  case $1 in
+  mlp-1x2048) echo --model mlp --layers 1 --width 2048 --inputs 2048 \
+    --batch 512 --classes 16 ;;
+  transformer) echo --model transformer --seq 128 --dmodel 512 --heads 8 \
+    --ffn 2048 --batch 8 --classes 16 ;;
+  cnn) echo --model cnn --image 32x32 --channels 3 --filters 64,128,256 \
+    --batch 32 --classes 16 ;;
+  *) echo "step_aot: unknown model $1" >&2; exit 2 ;;
+  esac
+}
+
+build_all() {
+  local out=$1; shift
+  local models=("$@")
+  [[ ${#models[@]} -gt 0 ]] || models=(mlp-1x2048 transformer cnn)
+  bench_build amp-opt amp-run
+  if [[ -f $build/build.ninja ]]; then
+    ninja -C "$build" amp_rt > /dev/null
+    ninja -C "$build" -t targets all | grep -q '^amp_rt_cuda:' &&
+      ninja -C "$build" amp_rt_cuda > /dev/null
+  fi
+  mkdir -p "$out/lib"
+  cp -L "$build/lib/libamp_rt.so" "$out/lib/"
+  [[ -f $build/lib/libamp_rt_cuda.so ]] && cp -L "$build/lib/libamp_rt_cuda.so" "$out/lib/"
+  cp -L /usr/lib/llvm-22/lib/libomp.so.5 "$out/lib/"
+  local tmp; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
+  local m mode
+  for m in "${models[@]}"; do
+    # shellcheck disable=SC2046
+    python3 "$root/tools/gen-model.py" $(model_args "$m") --optimizer momentum \
+      > "$tmp/$m.mlir"
+    # shellcheck disable=SC2046
+    python3 "$root/tools/gen-model.py" $(model_args "$m") --optimizer momentum \
+      --no-markers > "$tmp/$m-f32.mlir"
+    for mode in f32 bf16 f16; do
+      local in=$tmp/$m-f32.mlir name=$m-$mode
+      if [[ $mode != f32 ]]; then
+        "$build/bin/amp-opt" "$tmp/$m.mlir" --amp="mode=$mode" \
+          -o "$tmp/$name.mlir"
+        in=$tmp/$name.mlir
+      fi
+      "$build/bin/amp-run" "$in" --fast --print-signature > "$out/$name.sig"
+      bench_run "$build/bin/amp-run" "$in" --fast --data=synthetic:16 \
+        --steps=1 --quiet --dump-object="$tmp/$name.o" > /dev/null
+      c++ -O2 -std=c++17 -I"$root/runtime/include" "$root/bench/step_aot.cpp" \
+        "$tmp/$name.o" -no-pie \
+        -L"$out/lib" -l:libamp_rt.so -l:libomp.so.5 -Wl,-rpath,'$ORIGIN/lib' \
+        -o "$out/$name"
+      echo "built $out/$name"
+    done
+  done
+}
+
+run_all() {
+  local dir=$1; shift
+  local backends=("$@")
+  [[ ${#backends[@]} -gt 0 ]] || backends=(cpu cuda)
+  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), threads $OMP_NUM_THREADS"
+  command -v nvidia-smi > /dev/null &&
+    echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+  local exe b
+  for exe in "$dir"/*.sig; do
+    exe=${exe%.sig}
+    for b in "${backends[@]}"; do
+      printf '%-22s %-5s ' "$(basename "$exe")" "$b"
+      AMP_RT_BACKEND=$b AMP_RT_CUDA_LIBRARY=$dir/lib/libamp_rt_cuda.so \
+        bench_run "$exe" "$exe.sig" --steps=20 --warmup=3 2>&1 |
+          tr '\n' ' ' || true
+        echo
+    done
+    # Correctness of the other backends: one step against the cpu one.
+    for b in "${backends[@]}"; do
+      [[ $b != cpu ]] || continue
+      printf '%-22s %-5s ' "$(basename "$exe")" "=cpu?"
+      AMP_RT_CUDA_LIBRARY=$dir/lib/libamp_rt_cuda.so \
+        bench_run "$exe" "$exe.sig" --compare=cpu,$b 2>&1 | tail -1 || true
+    done
+  done
+}
+
+case ${1:-} in
+build) shift; build_all "$@" ;;
+run) shift; run_all "$@" ;;
+*) echo "usage: $0 build DIR [MODEL...] | run DIR [BACKEND...]" >&2; exit 2 ;;
+esac
