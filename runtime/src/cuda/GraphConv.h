@@ -36,6 +36,9 @@ namespace amp {
 namespace rt {
 namespace cuda {
 
+/// Unique ids of the graph's tensors, by role: x/dx, w/dw, y/dy.
+inline constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3;
+
 /// Owns one cudnnBackendDescriptor_t (destroyed with it).
 class GraphDescriptor {
 public:
@@ -130,6 +133,21 @@ private:
                               const ConvProblem &p, amp_rt_dtype inType,
                               amp_rt_dtype outType, float alpha, float beta,
                               int64_t alignment);
+
+  /// The cached plan (or refusal) of `graphProblem`, built on first use.
+  Plan &planFor(cudnnHandle_t handle, ConvDirection dir,
+                const ConvProblem &graphProblem, amp_rt_dtype inType,
+                amp_rt_dtype graphOut, float graphAlpha, float graphBeta,
+                int64_t alignment);
+  /// Verbose: one line per plan and filter layout of the callers (a refused
+  /// plan prints `why`).
+  void announce(Plan &plan, ConvDirection dir, const ConvProblem &p,
+                amp_rt_dtype inType, amp_rt_dtype graphOut, int64_t alignment,
+                bool permuteIn, bool permuteOut, bool blendAfter,
+                amp_rt_filter_layout native);
+  /// Runs `plan` on the graph's tensors (x/dx, w/dw, y/dy).
+  static amp_rt_status execute(cudnnHandle_t handle, const Plan &plan,
+                               void *const pointers[3], void *engineWs);
 
   size_t maxWorkspace;
   bool verbose = false;
