@@ -78,23 +78,25 @@ int64_t TensorSpec::elemBytes() const {
   llvm_unreachable("unknown element kind");
 }
 
+StringRef amp::run::elemName(ElemKind elem) {
+  switch (elem) {
+  case ElemKind::F32:
+    return "f32";
+  case ElemKind::I32:
+    return "i32";
+  case ElemKind::I1:
+    return "i1";
+  }
+  llvm_unreachable("unknown element kind");
+}
+
 std::string TensorSpec::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "tensor<";
   for (int64_t d : shape)
     os << d << "x";
-  switch (elem) {
-  case ElemKind::F32:
-    os << "f32>";
-    break;
-  case ElemKind::I32:
-    os << "i32>";
-    break;
-  case ElemKind::I1:
-    os << "i1>";
-    break;
-  }
+  os << elemName(elem) << ">";
   return s;
 }
 
@@ -161,10 +163,7 @@ static llvm::Error checkScalar(const Checker &c, const TensorSpec &spec,
   if (spec.numElements() != 1)
     return c.error(what + " (" + roleName(role) + ") has type " + spec.str() +
                    "; expected a single element, e.g. tensor<" +
-                   (spec.elem == ElemKind::F32
-                        ? "f32"
-                        : (spec.elem == ElemKind::I32 ? "i32" : "i1")) +
-                   ">");
+                   elemName(spec.elem) + ">");
   return llvm::Error::success();
 }
 

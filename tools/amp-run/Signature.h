@@ -47,6 +47,9 @@ llvm::StringRef roleName(Role role);
 /// Element types amp-run can pass: f32, i32, i1 (one byte in memory).
 enum class ElemKind { F32, I32, I1 };
 
+/// "f32", "i32" or "i1".
+llvm::StringRef elemName(ElemKind elem);
+
 /// A statically shaped tensor as amp-run passes it: after one-shot
 /// bufferization with identity layouts, a memref with this shape.
 struct TensorSpec {

@@ -378,9 +378,8 @@ static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
 /// argument an update replaces, or -1).
 static void writeSignature(const Signature &sig, llvm::raw_ostream &os) {
   auto write = [&](StringRef kind, size_t i, const RoleValue &v) {
-    static const char *elemNames[] = {"f32", "i32", "i1"};
     os << kind << " " << i << " " << roleName(v.role) << " "
-       << elemNames[static_cast<int>(v.spec.elem)] << " ";
+       << elemName(v.spec.elem) << " ";
     if (v.spec.shape.empty())
       os << "-";
     llvm::interleave(v.spec.shape, os, "x");
