@@ -26,16 +26,23 @@
 using namespace mlir;
 using namespace mlir::amp;
 
+// The concrete types are tested first: a ShapedType cast is an interface
+// lookup, and these two helpers run for every slot of the graph.
 bool mlir::amp::isF32Like(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!isa<RankedTensorType, VectorType>(shaped))
-      return false;
-    return shaped.getElementType().isF32();
-  }
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType().isF32();
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getElementType().isF32();
+  // Scalars; other shaped types (unranked tensors, memrefs) are not f32.
   return type.isF32();
 }
 
 Type mlir::amp::withElementType(Type type, Type elementType) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType() == elementType
+               ? type
+               : RankedTensorType::get(tensor.getShape(), elementType,
+                                       tensor.getEncoding());
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.clone(elementType);
   return elementType;

@@ -431,35 +431,41 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   if (!matched)
     return std::nullopt;
   BodyPattern pattern = *matched;
-  Block &body = op->getRegion(0).front();
-
-  std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
-  std::string source;
-  std::optional<PrecisionClass> listed = lookup(key, &source);
-  // A sigmoid is an elementwise body too, and a normalization statistic a
-  // sum: a user entry for the general pattern beats the default one for the
-  // special one.
-  if ((pattern == BodyPattern::Sigmoid ||
-       pattern == BodyPattern::Normalization) &&
-      StringRef(source).starts_with("default")) {
-    std::string generalKey = pattern == BodyPattern::Sigmoid
-                                 ? "linalg.generic:elementwise"
-                                 : "linalg.generic:sum-reduction";
-    std::string generalSource;
-    std::optional<PrecisionClass> general = lookup(generalKey, &generalSource);
-    if (general && !StringRef(generalSource).starts_with("default")) {
-      key = generalKey;
-      listed = general;
-      source = generalSource;
+  auto patternKey = static_cast<unsigned>(pattern);
+  auto [listedIt, firstOfPattern] = bodyListed.try_emplace(patternKey);
+  if (firstOfPattern) {
+    std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
+    std::string source;
+    std::optional<PrecisionClass> listed = lookup(key, &source);
+    // A sigmoid is an elementwise body too, and a normalization statistic a
+    // sum: a user entry for the general pattern beats the default one for
+    // the special one.
+    if ((pattern == BodyPattern::Sigmoid ||
+         pattern == BodyPattern::Normalization) &&
+        StringRef(source).starts_with("default")) {
+      std::string generalKey = pattern == BodyPattern::Sigmoid
+                                   ? "linalg.generic:elementwise"
+                                   : "linalg.generic:sum-reduction";
+      std::string generalSource;
+      std::optional<PrecisionClass> general =
+          lookup(generalKey, &generalSource);
+      if (general && !StringRef(generalSource).starts_with("default")) {
+        key = generalKey;
+        listed = general;
+        source = generalSource;
+      }
     }
+    if (listed)
+      listedIt->second =
+          Classification{*listed, intern(key + " (" + source + ")")};
   }
-  if (listed)
-    return Classification{*listed, intern(key + " (" + source + ")")};
+  if (listedIt->second)
+    return *listedIt->second;
 
   // Otherwise the strictest body op decides.
   PrecisionClass cls = PrecisionClass::Clear;
   Operation *strictest = nullptr;
-  for (Operation &bodyOp : body.without_terminator()) {
+  for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
     if (isNeutralBodyOp(&bodyOp))
       continue;
     PrecisionClass bodyCls = lookup(bodyOp.getName().getStringRef())
@@ -469,13 +475,21 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
       strictest = &bodyOp;
     }
   }
-  std::string reason;
-  llvm::raw_string_ostream os(reason);
-  os << key;
-  if (strictest)
-    os << ", strictest body op " << strictest->getName() << " is "
-       << stringifyPrecisionClass(cls);
-  return Classification{cls, intern(reason)};
+  auto reasonKey = std::make_tuple(
+      patternKey,
+      strictest ? strictest->getName().getAsOpaquePointer() : nullptr,
+      static_cast<unsigned>(cls));
+  auto [reasonIt, newReason] = bodyReasons.try_emplace(reasonKey);
+  if (newReason) {
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    os << "linalg.generic:" << stringifyBodyPattern(pattern);
+    if (strictest)
+      os << ", strictest body op " << strictest->getName() << " is "
+         << stringifyPrecisionClass(cls);
+    reasonIt->second = intern(reason);
+  }
+  return Classification{cls, reasonIt->second};
 }
 
 StringRef PrecisionPolicy::intern(const Twine &reason) const {

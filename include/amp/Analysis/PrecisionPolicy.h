@@ -18,7 +18,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <optional>
 #include <string>
+#include <tuple>
 
 namespace mlir::amp {
 
@@ -165,10 +167,19 @@ private:
   mutable llvm::StringMap<const SmallVector<Entry, 1> *> lookupCache;
   /// The storage of every reason built at run time.
   mutable llvm::StringSet<> reasons;
+  /// classifyLinalgBody() results: per body pattern when a list names it
+  /// (none: it falls back to the body ops), and per pattern, strictest body
+  /// op and class otherwise. A graph has few distinct ones, and building
+  /// their reason strings per op was a tenth of the painting.
+  mutable DenseMap<unsigned, std::optional<Classification>> bodyListed;
+  mutable DenseMap<std::tuple<unsigned, const void *, unsigned>, StringRef>
+      bodyReasons;
 
   void invalidateCaches() {
     byName.clear();
     lookupCache.clear();
+    bodyListed.clear();
+    bodyReasons.clear();
   }
   const SmallVector<Entry, 1> *findEntries(StringRef key) const;
 
