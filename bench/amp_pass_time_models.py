@@ -119,13 +119,6 @@ def main():
                         "present)")
     args = p.parse_args()
 
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("amp_pass_time_models: torch not installed "
-              "(scripts/setup-torch.sh); nothing measured")
-        return 0
-
     amp_opt = find_tool("AMP_OPT", [os.path.join(ROOT, os.environ.get(
         "AMP_BUILD_DIR", "build"), "bin", "amp-opt"), "amp-opt"])
     mlir_opt = find_tool("MLIR_OPT", ["mlir-opt-22",
@@ -133,6 +126,17 @@ def main():
                                       "mlir-opt"])
     work = args.keep or tempfile.mkdtemp(prefix="amp-pass-time-")
     os.makedirs(work, exist_ok=True)
+    specs = args.models.split(",")
+    exported = all(os.path.exists(os.path.join(
+        work, m.partition(":")[0] + ("-train" if m.endswith(":train") else "")
+        + ".mlir")) for m in specs)
+    if not exported:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            print("amp_pass_time_models: torch not installed "
+                  "(scripts/setup-torch.sh); nothing measured")
+            return 0
     cpu = "?"
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -145,7 +149,7 @@ def main():
     print(f"{'model':<22} {'ops':>6} {'amp ms':>8} {'canon ms':>9} "
           f"{'ratio':>6}")
     ratios = []
-    for spec in args.models.split(","):
+    for spec in specs:
         model, _, mode = spec.partition(":")
         train = mode == "train"
         name = model + ("-train" if train else "")

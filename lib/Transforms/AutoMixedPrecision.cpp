@@ -13,6 +13,7 @@
 #include "amp/Analysis/TargetPrecision.h"
 #include "amp/Transforms/PassStatistics.h"
 #include "amp/Transforms/Passes.h"
+#include "amp/Transforms/RetypePaintedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,9 +21,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "mlir/IR/Verifier.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 
 #include <memory>
 
@@ -85,14 +85,6 @@ private:
   LogicalResult checkContractionOperands(ModuleOp module);
   LogicalResult paintAndRewrite(const PrecisionPolicy &policy,
                                 AmpMode modeValue, AmpLevel levelValue);
-  /// Gives `op` the new operand and result types in place (its body
-  /// rebuilt or patched to match) if it verifies with them; otherwise leaves
-  /// it as it was and fails. Operands keep their values: the casts are
-  /// inserted afterwards.
-  /// `retypedValues` are the values an earlier retype made low.
-  LogicalResult retype(Operation *op, ArrayRef<Type> operandTypes,
-                       ArrayRef<Type> resultTypes, Type lowType,
-                       const DenseSet<Value> &retypedValues);
 
   // Set by initialize(); shared by clones of the pass.
   AmpMode modeValue = AmpMode::F16;
@@ -164,349 +156,6 @@ AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
   return policy;
 }
 
-/// Re-creates the body of a named linalg op for its new element types with
-/// the op's own region builder (so e.g. a matmul extends f16 inputs to its
-/// f32 accumulator).
-static void rebuildNamedLinalgBody(Operation *op) {
-  auto linalgOp = cast<linalg::LinalgOp>(op);
-  auto regionBuilder = linalgOp.getRegionBuilder();
-  Region &region = op->getRegion(0);
-  region.dropAllReferences();
-  region.getBlocks().clear();
-  Block *block = new Block();
-  region.push_back(block);
-  for (Value operand : op->getOperands())
-    block->addArgument(getElementTypeOrSelf(operand.getType()), op->getLoc());
-  ImplicitLocOpBuilder builder(op->getLoc(), op->getContext());
-  builder.setInsertionPointToStart(block);
-  regionBuilder(builder, *block, op->getAttrs(),
-                [&]() { return op->emitError(); });
-}
-
-/// Retypes the explicit body of linalg.generic / map / reduce: low block
-/// arguments are extended to f32 on entry and low outputs truncated on
-/// yield, so the body keeps computing in f32 while storage is low.
-static void patchExplicitLinalgBody(Operation *op,
-                                    ArrayRef<Type> operandTypes) {
-  auto linalgOp = cast<linalg::LinalgOp>(op);
-  Block &body = op->getRegion(0).front();
-  OpBuilder builder(op->getContext());
-  builder.setInsertionPointToStart(&body);
-  unsigned numInputs = linalgOp.getNumDpsInputs();
-  for (BlockArgument arg : body.getArguments()) {
-    unsigned index = arg.getArgNumber();
-    if (body.getNumArguments() != op->getNumOperands() && index >= numInputs)
-      continue;
-    Type want = getElementTypeOrSelf(operandTypes[index]);
-    Type have = arg.getType();
-    if (want == have || !isa<FloatType>(want) || !isa<FloatType>(have))
-      continue;
-    arg.setType(want);
-    // Unused arguments (the `outs` of an elementwise op) need no extension.
-    if (arg.use_empty())
-      continue;
-    // In argument order, after the extensions already inserted.
-    auto ext = arith::ExtFOp::create(builder, arg.getLoc(), have, arg);
-    arg.replaceAllUsesExcept(ext, ext);
-  }
-  Operation *yield = body.getTerminator();
-  builder.setInsertionPoint(yield);
-  for (OpOperand &operand : yield->getOpOperands()) {
-    Type want = getElementTypeOrSelf(
-        op->getResult(operand.getOperandNumber()).getType());
-    Value value = operand.get();
-    if (value.getType() == want || !isa<FloatType>(want))
-      continue;
-    // A low value captured from outside yielded into an f32 result: no
-    // truncation applies; the trial fails and the op stays f32.
-    auto valueType = dyn_cast<FloatType>(value.getType());
-    if (!valueType || valueType.getWidth() < cast<FloatType>(want).getWidth())
-      continue;
-    // A value that is only moved (copy, transpose, broadcast bodies) is
-    // yielded as it came in: trunc(ext(x)) == x.
-    if (auto ext = value.getDefiningOp<arith::ExtFOp>();
-        ext && ext.getIn().getType() == want) {
-      operand.set(ext.getIn());
-      if (ext->use_empty())
-        ext->erase();
-      continue;
-    }
-    operand.set(arith::TruncFOp::create(builder, value.getLoc(), want, value));
-  }
-}
-
-/// Converts f32 float attributes tied to the op's element type (e.g.
-/// tosa.clamp's bounds) to `lowType`. A finite value beyond `lowType`'s range
-/// saturates to its largest finite value of the same sign: a bound of
-/// +-FLT_MAX (TOSA's "no bound", e.g. a ReLU clamp) still bounds nothing for
-/// finite low-precision data, where rounding it would give an infinity (and
-/// bf16 cannot hold FLT_MAX either). Returns whether any attribute changed.
-static bool convertFloatAttrs(Operation *op, FloatType lowType) {
-  bool changed = false;
-  for (NamedAttribute attr : op->getAttrs()) {
-    auto floatAttr = dyn_cast<FloatAttr>(attr.getValue());
-    if (!floatAttr || !floatAttr.getType().isF32())
-      continue;
-    APFloat value = floatAttr.getValue();
-    bool losesInfo = false;
-    APFloat::opStatus status = value.convert(
-        lowType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
-    if (status & APFloat::opOverflow)
-      value = APFloat::getLargest(lowType.getFloatSemantics(),
-                                  floatAttr.getValue().isNegative());
-    op->setAttr(attr.getName(), FloatAttr::get(lowType, value));
-    changed = true;
-  }
-  return changed;
-}
-
-/// Verifies `op` and the ops nested in it, without dominance: mlir::verify
-/// would order the whole parent block (for values used in linalg bodies) on
-/// every trial, which is quadratic; the retyping never changes dominance.
-static LogicalResult verifyInvariants(Operation *op) {
-  WalkResult result = op->walk([](Operation *nested) {
-    std::optional<RegisteredOperationName> name = nested->getRegisteredInfo();
-    if (name && (failed(name->verifyInvariants(nested)) ||
-                 failed(name->verifyRegionInvariants(nested))))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// The trial of a retyped linalg op. Its own verifier checks indexing maps
-/// and shapes, which a retype leaves as they were (the original op
-/// verified), so only what a retype changes is checked: the body's block
-/// arguments against the operands' element types, and the body's ops
-/// (linalg.yield against the outputs). This skips the structured-op
-/// verifier, the most expensive part of the trial on large graphs.
-static LogicalResult verifyRetypedLinalgOp(linalg::LinalgOp linalgOp) {
-  Operation *op = linalgOp.getOperation();
-  if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
-    return verifyInvariants(op);
-  Block &body = op->getRegion(0).front();
-  if (body.getNumArguments() != op->getNumOperands())
-    return verifyInvariants(op);
-  for (auto [arg, operand] : llvm::zip(body.getArguments(), op->getOperands()))
-    if (arg.getType() != getElementTypeOrSelf(operand.getType()))
-      return failure();
-  for (Operation &nested : body)
-    if (failed(verifyInvariants(&nested)))
-      return failure();
-  return success();
-}
-
-/// Whether patchExplicitLinalgBody() gives `op` a body that verifies with
-/// `operandTypes` and `resultTypes`: one block with an argument per operand,
-/// float types wherever an argument's type changes, and every yielded value
-/// of its result's type already, forwarded from an input of that type, or a
-/// wider float (truncated). Ops in the body keep the types they verified
-/// with (captured values made low get an extf later). Decided before
-/// anything changes, so the common case needs no copy of the body to undo
-/// and no trial verification.
-static bool canPatchExplicitLinalgBody(Operation *op,
-                                       ArrayRef<Type> operandTypes,
-                                       ArrayRef<Type> resultTypes) {
-  if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
-    return false;
-  Block &body = op->getRegion(0).front();
-  if (body.getNumArguments() != op->getNumOperands() || body.empty() ||
-      !isa<linalg::YieldOp>(body.back()))
-    return false;
-  auto newArgType = [&](BlockArgument arg) {
-    return getElementTypeOrSelf(operandTypes[arg.getArgNumber()]);
-  };
-  for (BlockArgument arg : body.getArguments()) {
-    Type want = newArgType(arg);
-    if (want != arg.getType() &&
-        (!isa<FloatType>(want) || !isa<FloatType>(arg.getType())))
-      return false;
-  }
-  Operation *yield = &body.back();
-  if (yield->getNumOperands() != resultTypes.size())
-    return false;
-  for (auto [value, type] : llvm::zip(yield->getOperands(), resultTypes)) {
-    Type want = getElementTypeOrSelf(type);
-    if (value.getType() == want)
-      continue;
-    // Moved, not computed: yielded as it came in.
-    if (auto arg = dyn_cast<BlockArgument>(value);
-        arg && arg.getOwner() == &body && newArgType(arg) == want)
-      continue;
-    if (auto ext = value.getDefiningOp<arith::ExtFOp>();
-        ext && ext.getIn().getType() == want)
-      continue;
-    auto wantFloat = dyn_cast<FloatType>(want);
-    auto valueFloat = dyn_cast<FloatType>(value.getType());
-    if (!wantFloat || !valueFloat ||
-        valueFloat.getWidth() <= wantFloat.getWidth())
-      return false;
-  }
-  return true;
-}
-
-/// The body of `region` moved into a detached region, and optionally a copy
-/// of it left in place, so that a failed trial can put the original back.
-static std::unique_ptr<Region> saveBody(Region &region, bool keepCopy) {
-  auto saved = std::make_unique<Region>();
-  if (keepCopy) {
-    IRMapping mapping;
-    region.cloneInto(saved.get(), mapping);
-  } else {
-    saved->takeBody(region);
-  }
-  return saved;
-}
-
-LogicalResult
-AutoMixedPrecisionPass::retype(Operation *op, ArrayRef<Type> operandTypes,
-                               ArrayRef<Type> resultTypes, Type lowType,
-                               const DenseSet<Value> &retypedValues) {
-  // The common case, an explicit linalg body that the patch is known to
-  // fix up, is retyped directly. Its operands keep their values: the casts
-  // are inserted afterwards.
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-      linalgOp && !linalgOp.getRegionBuilder() &&
-      canPatchExplicitLinalgBody(op, operandTypes, resultTypes)) {
-    for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
-      result.setType(type);
-    patchExplicitLinalgBody(op, operandTypes);
-    return success();
-  }
-
-  // Everything the trial changes, to undo it if the op does not verify.
-  SmallVector<Value> operands(op->getOperands());
-  SmallVector<Type> oldResultTypes(op->getResultTypes());
-  SmallVector<std::unique_ptr<Region>> savedBodies;
-  // (Linalg ops keep their attributes: materialising them from the op's
-  // properties is a large share of a trial.)
-  bool isLinalg = isa<linalg::LinalgOp>(op);
-  SmallVector<NamedAttribute> attrs;
-  if (!isLinalg)
-    attrs.assign(op->getAttrs().begin(), op->getAttrs().end());
-
-  // Stand-ins of the new operand types, so the op can be verified before
-  // anything is committed; the real casts are inserted later.
-  OpBuilder builder(op);
-  SmallVector<Operation *> standIns;
-  for (auto [index, type] : llvm::enumerate(operandTypes)) {
-    Value operand = operands[index];
-    if (operand.getType() == type)
-      continue;
-    auto standIn = UnrealizedConversionCastOp::create(builder, op->getLoc(),
-                                                      type, operand);
-    standIns.push_back(standIn);
-    op->setOperand(index, standIn.getResult(0));
-  }
-  for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
-    result.setType(type);
-
-  // Values captured by the op's regions that an earlier retype made low
-  // (a tensor.extract of a low tensor read in a linalg body or a tensor.pad
-  // region): the ops in the region still compute in f32 and the cast
-  // insertion gives them an extf of the value later, so the trial reads an
-  // f32 stand-in there, the type they verified with before. Values that
-  // were low in the input and the region terminators are left alone. (No
-  // trial verification decides this: a failed verification prints the op
-  // into its silenced diagnostic, which was half the pass's time on VGG-16.)
-  SmallVector<std::pair<OpOperand *, Value>> captured;
-  auto standInCaptured = [&]() {
-    if (op->getNumRegions() == 0)
-      return;
-    OpBuilder outside(op);
-    auto capturedLow = [&](Value value) {
-      return retypedValues.contains(value) &&
-             getElementTypeOrSelf(value.getType()) == lowType &&
-             !op->isAncestor(value.getParentRegion()->getParentOp());
-    };
-    op->walk([&](Operation *inner) {
-      if (inner == op || (inner->getParentOp() == op &&
-                          inner->hasTrait<OpTrait::IsTerminator>()))
-        return;
-      for (OpOperand &use : inner->getOpOperands()) {
-        Value value = use.get();
-        if (!capturedLow(value))
-          continue;
-        auto standIn = UnrealizedConversionCastOp::create(
-            outside, value.getLoc(),
-            withElementType(value.getType(),
-                            Float32Type::get(op->getContext())),
-            value);
-        standIns.push_back(standIn);
-        captured.emplace_back(&use, value);
-        use.set(standIn.getResult(0));
-      }
-    });
-  };
-
-  bool ok;
-  {
-    // A failed trial is not an error: the op just stays f32.
-    ScopedDiagnosticHandler silence(op->getContext(),
-                                    [](Diagnostic &) { return success(); });
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      // A named op's body is rebuilt from scratch: move the old one aside.
-      // An explicit body is patched: keep a copy of it.
-      bool named = static_cast<bool>(linalgOp.getRegionBuilder());
-      savedBodies.push_back(saveBody(op->getRegion(0), /*keepCopy=*/!named));
-      if (named)
-        rebuildNamedLinalgBody(op);
-      else
-        patchExplicitLinalgBody(op, operandTypes);
-      standInCaptured();
-      ok = succeeded(verifyRetypedLinalgOp(linalgOp));
-    } else {
-      // Regions that yield the element of a low result (tensor.pad): the
-      // yielded f32 value is truncated inside the region.
-      bool lowResult = llvm::any_of(resultTypes, [&](Type type) {
-        return getElementTypeOrSelf(type) == lowType;
-      });
-      OpBuilder inner(op->getContext());
-      // Only then are the regions changed (all of them or none, so the undo
-      // below pairs regions and saved bodies by position).
-      for (Region &region : op->getRegions()) {
-        if (!lowResult)
-          break;
-        savedBodies.push_back(saveBody(region, /*keepCopy=*/true));
-        for (Block &block : region) {
-          if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
-            continue;
-          Operation *terminator = &block.back();
-          inner.setInsertionPoint(terminator);
-          for (OpOperand &operand : terminator->getOpOperands())
-            if (operand.get().getType().isF32())
-              operand.set(arith::TruncFOp::create(inner, operand.get().getLoc(),
-                                                  lowType, operand.get()));
-        }
-      }
-      // f32 attributes usually follow the element type (tosa.clamp's
-      // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
-      // tried again with them unchanged.
-      standInCaptured();
-      bool converted = convertFloatAttrs(op, cast<FloatType>(lowType));
-      ok = succeeded(verifyInvariants(op));
-      if (!ok && converted) {
-        op->setAttrs(attrs);
-        ok = succeeded(verifyInvariants(op));
-      }
-    }
-  }
-  op->setOperands(operands);
-  for (auto [use, value] : captured)
-    use->set(value);
-  for (Operation *standIn : standIns)
-    standIn->erase();
-  if (!ok) {
-    for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
-      result.setType(type);
-    for (auto [region, saved] : llvm::zip(op->getRegions(), savedBodies))
-      region.takeBody(*saved);
-    if (!isLinalg)
-      op->setAttrs(attrs);
-  }
-  return success(ok);
-}
-
 LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
     const PrecisionPolicy &policy, AmpMode modeValue, AmpLevel levelValue) {
   ModuleOp module = getOperation();
@@ -556,19 +205,15 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
 
   // Desired operand types of the new ops; values whose type changed.
   DenseMap<Operation *, SmallVector<Type>> desiredOperands;
-  SmallVector<Value> retyped;
-  DenseSet<Value> retypedSet;
   SmallVector<OpOperand *> slots;
 
   // The new types of every low op, from the IR as painted: retyping an op
   // changes the types its users see, and a slot's role depends on its type
   // (a low value in the `outs` of a contraction is still its f32
   // accumulator: it gets an extf).
-  struct Plan {
-    Operation *op;
-    SmallVector<Type> operandTypes, resultTypes;
-  };
-  SmallVector<Plan> plans;
+  RetypeState state;
+  state.lowType = lowType;
+  SmallVector<Operation *> planned;
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (!node.op)
       continue;
@@ -578,8 +223,8 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
         ++opsF32;
       continue;
     }
-    Plan &plan = plans.emplace_back();
-    plan.op = op;
+    planned.push_back(op);
+    RetypeState::Plan &plan = state.plans[op];
     for (OpOperand &operand : op->getOpOperands()) {
       Type type = operand.get().getType();
       bool low = PrecisionPainting::operandRole(
@@ -593,28 +238,35 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
                                      : result.getType());
     }
   }
-  for (Plan &plan : plans) {
-    Operation *op = plan.op;
-    ArrayRef<Type> operandTypes = plan.operandTypes;
-    ArrayRef<Type> resultTypes = plan.resultTypes;
-    SmallVector<Type> oldTypes(op->getResultTypes());
-    if (failed(retype(op, operandTypes, resultTypes, lowType, retypedSet))) {
-      op->emitWarning() << "amp: cannot run " << op->getName() << " in "
-                        << lowType << " (the op does not verify with "
-                        << lowType << " types); kept f32";
-      ++opsF32;
-      continue;
+  {
+    // The patterns applied to the planned ops in program order (defining
+    // ops before the regions that read their values), as
+    // walkAndApplyPatterns would, without visiting the other ops: most ops
+    // are in linalg bodies, and matching each of them costs about 5% of
+    // the pass.
+    RewritePatternSet patterns(ctx);
+    populateRetypePaintedOpsPatterns(patterns, state);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    PatternApplicator applicator(frozen);
+    applicator.applyDefaultCostModel();
+    PatternRewriter rewriter(ctx);
+    for (Operation *op : planned) {
+      rewriter.setInsertionPoint(op);
+      (void)applicator.matchAndRewrite(op, rewriter);
     }
-    ++opsLow;
-    desiredOperands[op] = std::move(plan.operandTypes);
+  }
+  for (Operation *op : state.keptF32)
+    op->emitWarning() << "amp: cannot run " << op->getName() << " in "
+                      << lowType << " (the op does not verify with " << lowType
+                      << " types); kept f32";
+  opsF32 += state.keptF32.size() + state.plans.size();
+  opsLow += state.retyped.size();
+  for (auto &[op, operandTypes] : state.retyped) {
     for (OpOperand &operand : op->getOpOperands())
       slots.push_back(&operand);
-    for (auto [result, oldType] : llvm::zip(op->getResults(), oldTypes))
-      if (result.getType() != oldType) {
-        retyped.push_back(result);
-        retypedSet.insert(result);
-      }
+    desiredOperands[op] = std::move(operandTypes);
   }
+  SmallVector<Value> retyped = std::move(state.retypedValues);
 
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (node.op || !node.low)
