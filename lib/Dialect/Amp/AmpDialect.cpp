@@ -2,6 +2,9 @@
 
 #include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Dialect/Amp/AmpOps.h"
+#include "amp/Interfaces/PrecisionClass.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -43,6 +46,52 @@ static LogicalResult verifyRole(Location loc, NamedAttribute attr) {
          << llvm::join(ArrayRef(kRoles), ", ") << "; got " << attr.getValue();
 }
 
+/// An amp.* attribute name this dialect does not define: `where` says which
+/// names it does define there.
+static LogicalResult unknownAttribute(Location loc, StringRef name,
+                                      StringRef where) {
+  return emitError(loc, "unknown attribute '")
+         << name << "' (the amp dialect defines " << where << ")";
+}
+
+static constexpr StringLiteral kArgAttrs =
+    "amp.role, amp.rounded_from and amp.donated on function arguments";
+static constexpr StringLiteral kResultAttrs =
+    "amp.role and amp.updates on function results";
+
+LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Location loc = op->getLoc();
+  if (name == "amp.decision") {
+    // amp-auto-mixed-precision{annotate=true}: the painting's decision.
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto cls = dict ? dict.getAs<StringAttr>("class") : nullptr;
+    auto precision = dict ? dict.getAs<StringAttr>("precision") : nullptr;
+    auto reason = dict ? dict.getAs<StringAttr>("reason") : nullptr;
+    if (!cls || !symbolizePrecisionClass(cls.getValue()) || !precision ||
+        (precision.getValue() != "low" && precision.getValue() != "f32") ||
+        !reason || dict.size() != 3)
+      return emitError(loc, "'amp.decision' must be {class = <allow, infer, "
+                            "clear, deny or unlisted>, precision = <low or "
+                            "f32>, reason = <string>}; got ")
+             << attr.getValue();
+    return success();
+  }
+  if (name.starts_with("amp.report.")) {
+    // amp-report-snapshot: a stage's metrics as JSON text, on the module.
+    if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
+      return emitError(loc, "'")
+             << name << "' is the JSON text of a report snapshot on a module";
+    return success();
+  }
+  return unknownAttribute(
+      loc, name,
+      ("amp.decision on ops and amp.report.<stage> on a module; " +
+       Twine(kArgAttrs) + "; " + kResultAttrs)
+          .str());
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -78,7 +127,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
              << attr.getValue() << " on " << argType;
     return success();
   }
-  return success();
+  return unknownAttribute(loc, name, kArgAttrs);
 }
 
 LogicalResult AmpDialect::verifyRegionResultAttribute(Operation *op,
@@ -99,5 +148,5 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
-  return success();
+  return unknownAttribute(op->getLoc(), name, kResultAttrs);
 }

@@ -60,3 +60,48 @@ func.func @bad_shape(%x: tensor<8x4xbf16> {amp.rounded_from = tensor<4x8xf32>}) 
 func.func @not_low(%x: tensor<4xf32> {amp.rounded_from = tensor<4xf32>}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// A misspelt amp.* name is an error, not silently ignored.
+// expected-error @+1 {{unknown attribute 'amp.roll' (the amp dialect defines amp.role, amp.rounded_from and amp.donated on function arguments)}}
+func.func @misspelt_arg(%x: tensor<4xf32> {amp.roll = "param"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'amp.update' (the amp dialect defines amp.role and amp.updates on function results)}}
+func.func @misspelt_result(%x: tensor<4xf32>) -> (tensor<4xf32> {amp.update = 0 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// The decision amp-auto-mixed-precision{annotate=true} leaves on an op.
+func.func @decision(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.addf %x, %x {amp.decision = {class = "infer", precision = "low", reason = "follows its inputs"}} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_decision(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.decision' must be {class = <allow, infer, clear, deny or unlisted>, precision = <low or f32>, reason = <string>}; got {class = "maybe", precision = "low", reason = ""}}}
+  %y = arith.addf %x, %x {amp.decision = {class = "maybe", precision = "low", reason = ""}} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @unknown_op_attr(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown attribute 'amp.precision' (the amp dialect defines amp.decision on ops and amp.report.<stage> on a module; }}
+  %y = arith.addf %x, %x {amp.precision = "low"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.report.input' is the JSON text of a report snapshot on a module}}
+module attributes {amp.report.input = 3 : i64} {
+}

@@ -27,9 +27,13 @@ def Amp_Dialect : Dialect {
     updates.
   }];
   let cppNamespace = "::mlir::amp";
-  // The amp.* attributes of function arguments and results
-  // (docs/training-step.md, docs/downstream.md) are checked where they are
-  // attached: amp.role, amp.rounded_from, amp.donated, amp.updates.
+  // The amp.* attributes are checked where they are attached: of function
+  // arguments and results amp.role, amp.rounded_from, amp.donated and
+  // amp.updates (docs/training-step.md, docs/downstream.md); of ops
+  // amp.decision (amp-auto-mixed-precision{annotate}) and of a module
+  // amp.report.<stage> (amp-report-snapshot, docs/reports.md). Any other
+  // amp.* name is an error, so that a misspelt one is not ignored.
+  let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
 }
