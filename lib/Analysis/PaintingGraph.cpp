@@ -263,71 +263,89 @@ PrecisionPainting::lookupGroup(OpOperand &operand) const {
 /// or its terminators forward and the block arguments / results receiving
 /// them, and the arguments / results of specialisable functions with the
 /// operands / results of their calls.
-void PrecisionPainting::buildGroups(ModuleOp module) {
+struct PrecisionPainting::GroupClasses {
   llvm::EquivalenceClasses<const void *> classes;
-  // Keys that are OpOperand* (forwarded slots) rather than Values.
+  /// Keys that are OpOperand* (forwarded slots) rather than Values.
   llvm::SmallPtrSet<const void *, 16> operandKeys;
-  auto tie = [&](OpOperand &operand, Value input) {
+
+  void tie(OpOperand &operand, Value input) {
     operandKeys.insert(&operand);
     classes.unionSets(&operand, input.getAsOpaquePointer());
-  };
+  }
+};
 
-  auto tieBranch = [&](RegionBranchOpInterface branch) {
-    Operation *op = branch.getOperation();
-    // (forwarded operand, successor input) pairs of every edge. They must
-    // line up one to one with equal types; an op whose edges do not (e.g.
-    // scf.forall, whose results come from tensor.parallel_insert_slice) is
-    // left opaque: its operands are f32 sinks and its values f32 sources.
-    SmallVector<std::pair<OpOperand *, Value>> pairs;
-    bool aligned = true;
-    auto collect = [&](ArrayRef<OpOperand *> forwarded, ValueRange inputs) {
-      if (forwarded.size() != inputs.size()) {
-        aligned = false;
-        return;
-      }
-      for (auto [operand, input] : llvm::zip(forwarded, inputs)) {
-        aligned &= operand->get().getType() == input.getType();
-        pairs.emplace_back(operand, input);
-      }
-    };
-    SmallVector<RegionSuccessor> successors;
-    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
-    for (RegionSuccessor &successor : successors) {
-      OperandRange forwarded = branch.getEntrySuccessorOperands(successor);
-      SmallVector<OpOperand *> slots;
-      // (An empty range has no valid begin index.)
-      if (!forwarded.empty())
-        for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
-          slots.push_back(
-              &op->getOpOperand(forwarded.getBeginOperandIndex() + i));
-      collect(slots, successor.getSuccessorInputs());
-    }
-    for (Region &region : op->getRegions())
-      for (Block &block : region) {
-        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-            block.empty() ? nullptr : &block.back());
-        if (!terminator)
-          continue;
-        SmallVector<RegionSuccessor> exits;
-        branch.getSuccessorRegions(RegionBranchPoint(terminator), exits);
-        for (RegionSuccessor &successor : exits) {
-          MutableOperandRange forwarded =
-              terminator.getMutableSuccessorOperands(successor);
-          SmallVector<OpOperand *> slots;
-          for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
-            slots.push_back(&forwarded[i]);
-          collect(slots, successor.getSuccessorInputs());
-        }
-      }
-    if (!aligned)
+/// Ties what every edge of a region-branch op forwards to the successor
+/// input it becomes.
+void PrecisionPainting::tieRegionBranch(Operation *branchOp,
+                                        GroupClasses &groups) {
+  auto branch = cast<RegionBranchOpInterface>(branchOp);
+  Operation *op = branch.getOperation();
+  // (forwarded operand, successor input) pairs of every edge. They must
+  // line up one to one with equal types; an op whose edges do not (e.g.
+  // scf.forall, whose results come from tensor.parallel_insert_slice) is
+  // left opaque: its operands are f32 sinks and its values f32 sources.
+  SmallVector<std::pair<OpOperand *, Value>> pairs;
+  bool aligned = true;
+  auto collect = [&](ArrayRef<OpOperand *> forwarded, ValueRange inputs) {
+    if (forwarded.size() != inputs.size()) {
+      aligned = false;
       return;
-    for (auto [operand, input] : pairs)
-      tie(*operand, input);
+    }
+    for (auto [operand, input] : llvm::zip(forwarded, inputs)) {
+      aligned &= operand->get().getType() == input.getType();
+      pairs.emplace_back(operand, input);
+    }
   };
-  forEachFunction(module, [&](func::FuncOp func) {
-    forEachRegionBranch(func.getBody(), tieBranch);
-  });
+  SmallVector<RegionSuccessor> successors;
+  branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+  for (RegionSuccessor &successor : successors) {
+    OperandRange forwarded = branch.getEntrySuccessorOperands(successor);
+    SmallVector<OpOperand *> slots;
+    // (An empty range has no valid begin index.)
+    if (!forwarded.empty())
+      for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
+        slots.push_back(
+            &op->getOpOperand(forwarded.getBeginOperandIndex() + i));
+    collect(slots, successor.getSuccessorInputs());
+  }
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+          block.empty() ? nullptr : &block.back());
+      if (!terminator)
+        continue;
+      SmallVector<RegionSuccessor> exits;
+      branch.getSuccessorRegions(RegionBranchPoint(terminator), exits);
+      for (RegionSuccessor &successor : exits) {
+        MutableOperandRange forwarded =
+            terminator.getMutableSuccessorOperands(successor);
+        SmallVector<OpOperand *> slots;
+        for (unsigned i = 0, e = forwarded.size(); i < e; ++i)
+          slots.push_back(&forwarded[i]);
+        collect(slots, successor.getSuccessorInputs());
+      }
+    }
+  if (!aligned)
+    return;
+  for (auto [operand, input] : pairs)
+    groups.tie(*operand, input);
+}
 
+void PrecisionPainting::buildGroups(ModuleOp module) {
+  GroupClasses groups;
+  forEachFunction(module, [&](func::FuncOp func) {
+    forEachRegionBranch(func.getBody(), [&](RegionBranchOpInterface branch) {
+      tieRegionBranch(branch.getOperation(), groups);
+    });
+  });
+  tieSpecializableCalls(module, groups);
+  addGroupNodes(groups);
+}
+
+/// Ties the arguments of a function called only directly from this module
+/// to its call operands, and its results across returns and calls.
+void PrecisionPainting::tieSpecializableCalls(ModuleOp module,
+                                              GroupClasses &groups) {
   // Functions called only directly from this module can be specialised.
   // One walk collects every symbol use (not one walk per function), and only
   // when some function could be specialised: the walk visits every
@@ -366,41 +384,43 @@ void PrecisionPainting::buildGroups(ModuleOp module) {
       specializable.insert(func);
       Block &entry = func.getBody().front();
       for (BlockArgument arg : entry.getArguments())
-        classes.insert(arg.getAsOpaquePointer());
+        groups.classes.insert(arg.getAsOpaquePointer());
       SmallVector<func::ReturnOp> returns;
       func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
       // Results of a function without callers still form groups.
       SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
       for (func::ReturnOp ret : returns)
         for (OpOperand &operand : ret->getOpOperands()) {
-          operandKeys.insert(&operand);
-          classes.insert(&operand);
+          groups.operandKeys.insert(&operand);
+          groups.classes.insert(&operand);
           unsigned i = operand.getOperandNumber();
           if (resultKeys[i])
-            classes.unionSets(resultKeys[i], &operand);
+            groups.classes.unionSets(resultKeys[i], &operand);
           resultKeys[i] = &operand;
         }
       for (CallOpInterface call : calls) {
         for (OpOperand &operand : call->getOpOperands())
-          tie(operand, entry.getArgument(operand.getOperandNumber()));
+          groups.tie(operand, entry.getArgument(operand.getOperandNumber()));
         for (OpResult result : call->getResults())
           if (resultKeys[result.getResultNumber()])
-            classes.unionSets(resultKeys[result.getResultNumber()],
-                              result.getAsOpaquePointer());
+            groups.classes.unionSets(resultKeys[result.getResultNumber()],
+                                     result.getAsOpaquePointer());
       }
     });
+}
 
+void PrecisionPainting::addGroupNodes(GroupClasses &groups) {
   // One group node per class whose members are all f32.
-  for (auto it = classes.begin(); it != classes.end(); ++it) {
+  for (auto it = groups.classes.begin(); it != groups.classes.end(); ++it) {
     if (!(*it)->isLeader())
       continue;
     Node node;
     node.classification = {PrecisionClass::Clear, "carried value"};
     bool allF32 = true;
-    for (auto member = classes.member_begin(**it);
-         member != classes.member_end(); ++member) {
+    for (auto member = groups.classes.member_begin(**it);
+         member != groups.classes.member_end(); ++member) {
       const void *key = *member;
-      if (operandKeys.contains(key)) {
+      if (groups.operandKeys.contains(key)) {
         auto *operand =
             const_cast<OpOperand *>(static_cast<const OpOperand *>(key));
         allF32 &= isF32Like(operand->get().getType());

@@ -284,74 +284,86 @@ void PrecisionPainting::fixOutOfRangeConstants() {
   }
 }
 
-void PrecisionPainting::paint() {
-  auto is = [&](unsigned id, PrecisionClass cls) {
-    return nodes[id].classification.cls == cls;
-  };
-  auto open = [&](unsigned id) { return !nodes[id].fixed && !nodes[id].deny; };
-  // DFS from `seeds` along succs (forward), preds (backward) or both,
-  // entering nodes that satisfy `enter`; `visit(node, from)` is called once
-  // per entered node.
-  enum Direction { Backward, Forward, Both };
-  auto dfs = [&](ArrayRef<unsigned> seeds, Direction direction, auto enter,
-                 auto visit) {
-    std::vector<char> seen(nodes.size(), 0);
-    SmallVector<unsigned> stack(seeds.begin(), seeds.end());
-    for (unsigned seed : seeds)
-      seen[seed] = 1;
-    while (!stack.empty()) {
-      unsigned id = stack.pop_back_val();
-      auto step = [&](ArrayRef<unsigned> neighbours) {
-        for (unsigned next : neighbours) {
-          if (seen[next] || !enter(next))
-            continue;
-          seen[next] = 1;
-          visit(next, id);
-          stack.push_back(next);
-        }
-      };
-      if (direction != Backward)
-        step(nodes[id].succs);
-      if (direction != Forward)
-        step(nodes[id].preds);
-    }
-  };
+namespace {
+enum class Direction { Backward, Forward, Both };
+} // namespace
 
-  // 1. Allow nodes are low.
+/// Depth-first search of the painting graph from `seeds` along succs
+/// (forward), preds (backward) or both, entering nodes that satisfy `enter`;
+/// `visit(node, from)` is called once per entered node.
+static void searchNodes(ArrayRef<PrecisionPainting::Node> nodes,
+                        ArrayRef<unsigned> seeds, Direction direction,
+                        function_ref<bool(unsigned)> enter,
+                        function_ref<void(unsigned, unsigned)> visit) {
+  std::vector<char> seen(nodes.size(), 0);
+  SmallVector<unsigned> stack(seeds.begin(), seeds.end());
+  for (unsigned seed : seeds)
+    seen[seed] = 1;
+  while (!stack.empty()) {
+    unsigned id = stack.pop_back_val();
+    auto step = [&](ArrayRef<unsigned> neighbours) {
+      for (unsigned next : neighbours) {
+        if (seen[next] || !enter(next))
+          continue;
+        seen[next] = 1;
+        visit(next, id);
+        stack.push_back(next);
+      }
+    };
+    if (direction != Direction::Backward)
+      step(nodes[id].succs);
+    if (direction != Direction::Forward)
+      step(nodes[id].preds);
+  }
+}
+
+bool PrecisionPainting::hasClass(unsigned id, PrecisionClass cls) const {
+  return nodes[id].classification.cls == cls;
+}
+
+bool PrecisionPainting::isOpen(unsigned id) const {
+  return !nodes[id].fixed && !nodes[id].deny;
+}
+
+SmallVector<unsigned> PrecisionPainting::paintAllowAndDeny() {
+  // Allow nodes are low.
   SmallVector<unsigned> allow, denySeeds, denyOrInfer;
   for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
     if (nodes[id].fixed)
       continue;
-    if (is(id, PrecisionClass::Allow)) {
+    if (hasClass(id, PrecisionClass::Allow)) {
       nodes[id].low = true;
       nodes[id].why = Node::Why::Allow;
       allow.push_back(id);
-    } else if (is(id, PrecisionClass::Deny)) {
+    } else if (hasClass(id, PrecisionClass::Deny)) {
       nodes[id].deny = true;
       nodes[id].why = Node::Why::Deny;
       denySeeds.push_back(id);
       denyOrInfer.push_back(id);
-    } else if (is(id, PrecisionClass::Infer)) {
+    } else if (hasClass(id, PrecisionClass::Infer)) {
       denyOrInfer.push_back(id);
     }
   }
 
-  // 2. Deny flows forward through infer nodes and through the clear nodes
-  //    upstream of a deny or infer node.
+  // Deny flows forward through infer nodes and through the clear nodes
+  // upstream of a deny or infer node.
   std::vector<char> upstream(nodes.size(), 0);
-  dfs(
-      denyOrInfer, Backward,
-      [&](unsigned id) { return open(id) && is(id, PrecisionClass::Clear); },
+  searchNodes(
+      nodes, denyOrInfer, Direction::Backward,
+      [&](unsigned id) {
+        return isOpen(id) && hasClass(id, PrecisionClass::Clear);
+      },
       [&](unsigned id, unsigned) { upstream[id] = 1; });
-  // One DFS from all deny nodes; each tainted node remembers its origin.
+  // One search from all deny nodes; each tainted node remembers its origin.
   std::vector<unsigned> origin(nodes.size(), 0);
   for (unsigned seed : denySeeds)
     origin[seed] = seed;
-  dfs(
-      denySeeds, Forward,
+  searchNodes(
+      nodes, denySeeds, Direction::Forward,
       [&](unsigned id) {
-        return open(id) && (is(id, PrecisionClass::Infer) ||
-                            (is(id, PrecisionClass::Clear) && upstream[id]));
+        return isOpen(id) &&
+               (hasClass(id, PrecisionClass::Infer) ||
+                (hasClass(id, PrecisionClass::Clear) && upstream[id]));
       },
       [&](unsigned id, unsigned from) {
         origin[id] = origin[from];
@@ -359,59 +371,79 @@ void PrecisionPainting::paint() {
         nodes[id].why = Node::Why::Tainted;
         nodes[id].related = origin[id];
       });
+  return allow;
+}
 
-  // 3. Infer nodes between allow nodes become low.
+SmallVector<unsigned>
+PrecisionPainting::paintInferBetweenAllow(ArrayRef<unsigned> allow) {
   auto passable = [&](unsigned id) {
-    return open(id) &&
-           (is(id, PrecisionClass::Infer) || is(id, PrecisionClass::Clear));
+    return isOpen(id) && (hasClass(id, PrecisionClass::Infer) ||
+                          hasClass(id, PrecisionClass::Clear));
   };
   std::vector<char> downstream(nodes.size(), 0);
-  dfs(allow, Forward, passable,
-      [&](unsigned id, unsigned) { downstream[id] = 1; });
+  searchNodes(nodes, allow, Direction::Forward, passable,
+              [&](unsigned id, unsigned) { downstream[id] = 1; });
   SmallVector<unsigned> lowSeeds(allow);
-  dfs(
-      allow, Backward,
+  searchNodes(
+      nodes, allow, Direction::Backward,
       [&](unsigned id) { return passable(id) && downstream[id]; },
       [&](unsigned id, unsigned) {
-        if (!is(id, PrecisionClass::Infer))
+        if (!hasClass(id, PrecisionClass::Infer))
           return;
         nodes[id].low = true;
         nodes[id].why = Node::Why::InferBetween;
         lowSeeds.push_back(id);
       });
-  if (options.mode == AmpMode::BF16) {
-    // An infer op fed directly by an allow op follows it, unless a deny op
-    // also feeds it (TensorFlow's AddInferToAllowIfFollowAllow). Only direct
-    // successors: chains would also pull e.g. an SGD update `w - lr * dw`
-    // into bf16 and round the f32 master weights.
-    for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
-      if (!open(id) || nodes[id].low || !is(id, PrecisionClass::Infer))
-        continue;
-      const auto &preds = nodes[id].preds;
-      if (llvm::any_of(preds, [&](unsigned p) { return nodes[p].deny; }))
-        continue;
-      auto it = llvm::find_if(preds, [&](unsigned p) {
-        return is(p, PrecisionClass::Allow) && nodes[p].low;
-      });
-      if (it == preds.end())
-        continue;
-      nodes[id].low = true;
-      nodes[id].why = Node::Why::InferFollows;
-      nodes[id].related = *it;
-      lowSeeds.push_back(id);
-    }
-  }
+  return lowSeeds;
+}
 
-  // 4. Low floods through clear nodes, both ways.
-  auto clearOpen = [&](unsigned id) {
-    return open(id) && !nodes[id].low && is(id, PrecisionClass::Clear);
-  };
-  auto paintClear = [&](unsigned id, unsigned from) {
+void PrecisionPainting::paintInferFollowingAllow(
+    SmallVectorImpl<unsigned> &lowSeeds) {
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    if (!isOpen(id) || nodes[id].low || !hasClass(id, PrecisionClass::Infer))
+      continue;
+    const auto &preds = nodes[id].preds;
+    if (llvm::any_of(preds, [&](unsigned p) { return nodes[p].deny; }))
+      continue;
+    auto it = llvm::find_if(preds, [&](unsigned p) {
+      return hasClass(p, PrecisionClass::Allow) && nodes[p].low;
+    });
+    if (it == preds.end())
+      continue;
     nodes[id].low = true;
-    nodes[id].why = Node::Why::ClearNeighbour;
-    nodes[id].related = from;
-  };
-  dfs(lowSeeds, Both, clearOpen, paintClear);
+    nodes[id].why = Node::Why::InferFollows;
+    nodes[id].related = *it;
+    lowSeeds.push_back(id);
+  }
+}
+
+void PrecisionPainting::floodClear(ArrayRef<unsigned> lowSeeds) {
+  searchNodes(
+      nodes, lowSeeds, Direction::Both,
+      [&](unsigned id) {
+        return isOpen(id) && !nodes[id].low &&
+               hasClass(id, PrecisionClass::Clear);
+      },
+      [&](unsigned id, unsigned from) {
+        nodes[id].low = true;
+        nodes[id].why = Node::Why::ClearNeighbour;
+        nodes[id].related = from;
+      });
+}
+
+void PrecisionPainting::paint() {
+  // 1-2. Allow nodes are low; deny taints what it flows into.
+  SmallVector<unsigned> allow = paintAllowAndDeny();
+  // 3. Infer nodes between allow nodes become low.
+  SmallVector<unsigned> lowSeeds = paintInferBetweenAllow(allow);
+  // An infer op fed directly by an allow op follows it, unless a deny op
+  // also feeds it (TensorFlow's AddInferToAllowIfFollowAllow, bf16 only).
+  // Only direct successors: chains would also pull e.g. an SGD update
+  // `w - lr * dw` into bf16 and round the f32 master weights.
+  if (options.mode == AmpMode::BF16)
+    paintInferFollowingAllow(lowSeeds);
+  // 4. Low floods through clear nodes, both ways.
+  floodClear(lowSeeds);
 
   if (options.castEconomy)
     economizeClearComponents();

@@ -155,10 +155,26 @@ public:
   }
 
 private:
+  /// The carried values: block arguments and results of region-branch ops
+  /// and of specialisable functions, tied to the operands that forward into
+  /// them; one group node per class whose members are all f32.
+  struct GroupClasses;
   void buildGroups(ModuleOp module);
+  static void tieRegionBranch(Operation *branch, GroupClasses &groups);
+  void tieSpecializableCalls(ModuleOp module, GroupClasses &groups);
+  void addGroupNodes(GroupClasses &groups);
   void buildOpNodes(Region &region);
   void buildEdges();
+  /// The painting, TensorFlow's algorithm in named steps; each returns or
+  /// extends the nodes the next starts from.
   void paint();
+  SmallVector<unsigned> paintAllowAndDeny();
+  SmallVector<unsigned> paintInferBetweenAllow(ArrayRef<unsigned> allow);
+  void paintInferFollowingAllow(SmallVectorImpl<unsigned> &lowSeeds);
+  void floodClear(ArrayRef<unsigned> lowSeeds);
+  bool hasClass(unsigned id, PrecisionClass cls) const;
+  /// Neither fixed nor tainted by deny: the painting may still change it.
+  bool isOpen(unsigned id) const;
   /// Keeps f32 the consumers of constants that the low type cannot hold.
   void fixOutOfRangeConstants();
   void economizeClearComponents();
