@@ -156,62 +156,66 @@ AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
   return policy;
 }
 
-LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
-    const PrecisionPolicy &policy, AmpMode modeValue, AmpLevel levelValue) {
-  ModuleOp module = getOperation();
-  MLIRContext *ctx = &getContext();
-  PaintingOptions paintingOptions;
-  paintingOptions.mode = modeValue;
-  paintingOptions.level = levelValue;
-  paintingOptions.keepPublicSignatures = keepPublicSignatures;
-  paintingOptions.castEconomy = castEconomy;
-  PrecisionPainting painting(module, policy, paintingOptions);
-  if (failed(checkLossScaleOrder(painting)))
-    return failure();
+namespace {
 
-  FloatType lowType = modeValue == AmpMode::F16
-                          ? FloatType(Float16Type::get(ctx))
-                          : FloatType(BFloat16Type::get(ctx));
-  // A graph has few distinct tensor types; uniquing each new one in the
-  // context costs more than this lookup.
-  DenseMap<std::pair<Type, Type>, Type> typeMemo;
-  auto memoized = [&](Type type, Type element) {
+/// The rewrite of a painted module, in its steps: the painted ops retyped
+/// (RetypePaintedOps' patterns), the carried values retyped, one cast per
+/// value and type wherever a producer and a consumer disagree, and the
+/// specialised functions' signatures.
+class PaintingRewriter {
+public:
+  PaintingRewriter(const PrecisionPainting &painting, FloatType lowType)
+      : painting(painting), lowType(lowType),
+        f32(Float32Type::get(lowType.getContext())) {}
+
+  void run() {
+    SmallVector<Operation *> planned = planRetypes();
+    applyRetypes(planned);
+    retypeCarriedValues();
+    insertCasts();
+    specializeSignatures();
+  }
+
+  // Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
+  uint64_t opsLow = 0, opsF32 = 0, carried = 0, castsInserted = 0;
+
+private:
+  /// A graph has few distinct tensor types; uniquing each new one in the
+  /// context costs more than this lookup.
+  Type withElement(Type type, Type element) {
     auto [it, inserted] = typeMemo.try_emplace({type, element});
     if (inserted)
       it->second = withElementType(type, element);
     return it->second;
-  };
-  Type f32 = Float32Type::get(ctx);
-  auto lowOf = [&](Type type) { return memoized(type, lowType); };
-  auto f32Of = [&](Type type) { return memoized(type, f32); };
-
-  if (explain) {
-    for (const PrecisionPainting::Node &node : painting.getNodes()) {
-      StringRef precision = node.low ? "low" : "f32";
-      if (node.op)
-        node.op->emitRemark()
-            << "amp: " << precision << ": " << painting.explain(node);
-      else
-        emitRemark(node.getLoc()) << "amp: carried value " << precision << ": "
-                                  << painting.explain(node);
-    }
   }
-  // For amp-report-write: attributes on the ops, which the rewrite keeps.
-  if (annotate)
-    annotatePrecisionDecisions(painting);
+  Type lowOf(Type type) { return withElement(type, lowType); }
+  Type f32Of(Type type) { return withElement(type, f32); }
 
-  // Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
-  uint64_t opsLow = 0, opsF32 = 0, carried = 0;
+  /// The new types of every low op, from the IR as painted: retyping an op
+  /// changes the types its users see, and a slot's role depends on its type
+  /// (a low value in the `outs` of a contraction is still its f32
+  /// accumulator: it gets an extf). Returns the ops in program order.
+  SmallVector<Operation *> planRetypes();
+  void applyRetypes(ArrayRef<Operation *> planned);
+  void retypeCarriedValues();
+  void insertCasts();
+  void specializeSignatures();
 
-  // Desired operand types of the new ops; values whose type changed.
-  DenseMap<Operation *, SmallVector<Type>> desiredOperands;
-  SmallVector<OpOperand *> slots;
-
-  // The new types of every low op, from the IR as painted: retyping an op
-  // changes the types its users see, and a slot's role depends on its type
-  // (a low value in the `outs` of a contraction is still its f32
-  // accumulator: it gets an extf).
+  const PrecisionPainting &painting;
+  FloatType lowType;
+  Type f32;
+  DenseMap<std::pair<Type, Type>, Type> typeMemo;
   RetypeState state;
+  /// Desired operand types of the retyped ops; values whose type changed;
+  /// the operands where a cast may be needed.
+  DenseMap<Operation *, SmallVector<Type>> desiredOperands;
+  SmallVector<Value> retyped;
+  SmallVector<OpOperand *> slots;
+};
+
+} // namespace
+
+SmallVector<Operation *> PaintingRewriter::planRetypes() {
   state.lowType = lowType;
   SmallVector<Operation *> planned;
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
@@ -238,22 +242,24 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
                                      : result.getType());
     }
   }
-  {
-    // The patterns applied to the planned ops in program order (defining
-    // ops before the regions that read their values), as
-    // walkAndApplyPatterns would, without visiting the other ops: most ops
-    // are in linalg bodies, and matching each of them costs about 5% of
-    // the pass.
-    RewritePatternSet patterns(ctx);
-    populateRetypePaintedOpsPatterns(patterns, state);
-    FrozenRewritePatternSet frozen(std::move(patterns));
-    PatternApplicator applicator(frozen);
-    applicator.applyDefaultCostModel();
-    PatternRewriter rewriter(ctx);
-    for (Operation *op : planned) {
-      rewriter.setInsertionPoint(op);
-      (void)applicator.matchAndRewrite(op, rewriter);
-    }
+  return planned;
+}
+
+void PaintingRewriter::applyRetypes(ArrayRef<Operation *> planned) {
+  // The patterns applied to the planned ops in program order (defining ops
+  // before the regions that read their values), as walkAndApplyPatterns
+  // would, without visiting the other ops: most ops are in linalg bodies,
+  // and matching each of them costs about 5% of the pass.
+  MLIRContext *ctx = lowType.getContext();
+  RewritePatternSet patterns(ctx);
+  populateRetypePaintedOpsPatterns(patterns, state);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  PatternApplicator applicator(frozen);
+  applicator.applyDefaultCostModel();
+  PatternRewriter rewriter(ctx);
+  for (Operation *op : planned) {
+    rewriter.setInsertionPoint(op);
+    (void)applicator.matchAndRewrite(op, rewriter);
   }
   for (Operation *op : state.keptF32)
     op->emitWarning() << "amp: cannot run " << op->getName() << " in "
@@ -266,8 +272,10 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
       slots.push_back(&operand);
     desiredOperands[op] = std::move(operandTypes);
   }
-  SmallVector<Value> retyped = std::move(state.retypedValues);
+  retyped = std::move(state.retypedValues);
+}
 
+void PaintingRewriter::retypeCarriedValues() {
   for (const PrecisionPainting::Node &node : painting.getNodes()) {
     if (node.op || !node.low)
       continue;
@@ -282,8 +290,9 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
   for (Value value : retyped)
     for (OpOperand &use : value.getUses())
       slots.push_back(&use);
+}
 
-  // One cast per value and type wherever producer and consumer disagree.
+void PaintingRewriter::insertCasts() {
   CastCache casts;
   unsigned inserted = 0;
   for (OpOperand *slot : slots) {
@@ -297,7 +306,7 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
       want = group->low ? lowOf(have) : f32Of(have);
     } else if (slot->getOwner()->hasTrait<OpTrait::IsTerminator>() &&
                desiredOperands.count(slot->getOwner()->getParentOp())) {
-      // What a low op's region yields was fixed up by retype().
+      // What a low op's region yields was fixed up by the retyping.
       want = have;
     } else {
       want = f32Of(have);
@@ -305,16 +314,10 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
     if (have != want)
       slot->set(casts.get(slot->get(), want, inserted));
   }
-  numOpsLow += opsLow;
-  numOpsF32 += opsF32;
-  numValuesCarried += carried;
-  numCastsInserted += inserted;
-  if (printStats)
-    printPassStatistics(getArgument(), {{"ops-converted", opsLow},
-                                        {"ops-kept-f32", opsF32},
-                                        {"casts-inserted", inserted},
-                                        {"carried-values-low", carried}});
+  castsInserted = inserted;
+}
 
+void PaintingRewriter::specializeSignatures() {
   // Specialised functions take the types of their entry block and returns.
   for (Operation *funcOp : painting.getSpecializable()) {
     auto func = cast<func::FuncOp>(funcOp);
@@ -324,8 +327,53 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
                      ret.getOperandTypes().end());
     });
     func.setType(FunctionType::get(
-        ctx, func.getBody().front().getArgumentTypes(), results));
+        func.getContext(), func.getBody().front().getArgumentTypes(), results));
   }
+}
+
+LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
+    const PrecisionPolicy &policy, AmpMode modeValue, AmpLevel levelValue) {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  PaintingOptions paintingOptions;
+  paintingOptions.mode = modeValue;
+  paintingOptions.level = levelValue;
+  paintingOptions.keepPublicSignatures = keepPublicSignatures;
+  paintingOptions.castEconomy = castEconomy;
+  PrecisionPainting painting(module, policy, paintingOptions);
+  if (failed(checkLossScaleOrder(painting)))
+    return failure();
+
+  if (explain) {
+    for (const PrecisionPainting::Node &node : painting.getNodes()) {
+      StringRef precision = node.low ? "low" : "f32";
+      if (node.op)
+        node.op->emitRemark()
+            << "amp: " << precision << ": " << painting.explain(node);
+      else
+        emitRemark(node.getLoc()) << "amp: carried value " << precision << ": "
+                                  << painting.explain(node);
+    }
+  }
+  // For amp-report-write: attributes on the ops, which the rewrite keeps.
+  if (annotate)
+    annotatePrecisionDecisions(painting);
+
+  FloatType lowType = modeValue == AmpMode::F16
+                          ? FloatType(Float16Type::get(ctx))
+                          : FloatType(BFloat16Type::get(ctx));
+  PaintingRewriter rewriter(painting, lowType);
+  rewriter.run();
+  numOpsLow += rewriter.opsLow;
+  numOpsF32 += rewriter.opsF32;
+  numValuesCarried += rewriter.carried;
+  numCastsInserted += rewriter.castsInserted;
+  if (printStats)
+    printPassStatistics(getArgument(),
+                        {{"ops-converted", rewriter.opsLow},
+                         {"ops-kept-f32", rewriter.opsF32},
+                         {"casts-inserted", rewriter.castsInserted},
+                         {"carried-values-low", rewriter.carried}});
   return success();
 }
 
