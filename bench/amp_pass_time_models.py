@@ -49,7 +49,9 @@ def export(model, train, out, python):
     if train:
         cmd.append("--train")
     if model not in ("transformer", "encoder-layer", "gpt", "mlp"):
-        cmd += ["--image-size", "64"]  # the ops and their count do not change
+        # The ops and their count do not depend on the image size; VGG's
+        # backward needs 224 (its adaptive pooling must divide evenly).
+        cmd += ["--image-size", "224" if model.startswith("vgg") else "64"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1]

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/AmpDialect.h"
+#include "amp/Pipelines/Pipelines.h"
+#include "amp/Reports/Passes.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -23,6 +25,7 @@ using namespace mlir;
 
 static void registerAmpPluginPasses() {
   amp::registerAMPPasses();
+  amp::registerAMPReportsPasses();
   amp::registerAmpPipelines();
 }
 

@@ -8,7 +8,7 @@
 #
 # Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The passes
 # are amp-opt's `amp-lower-to-llvm` pipeline (buildAmpLowerToLLVMPipeline in
-# lib/Transforms/LoweringPipeline.cpp), the one amp-run runs in-process:
+# lib/Pipelines/LoweringPipeline.cpp), the one amp-run runs in-process:
 #
 #   (no flag)           the reference pipeline: every linalg op -> loops
 #   --lower-to-runtime  amp-lower-to-llvm{runtime=true}: f16 / bf16 matmuls

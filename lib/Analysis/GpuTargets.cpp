@@ -38,20 +38,3 @@ std::string mlir::amp::listGpuTargets() {
   }
   return list;
 }
-
-double mlir::amp::getPeakFlops(const OpCost &cost, const GpuTarget &target) {
-  if (cost.contraction && cost.inputElementType) {
-    double tensor = cost.inputElementType.isF16()    ? target.peakF16Tensor
-                    : cost.inputElementType.isBF16() ? target.peakBF16Tensor
-                                                     : 0;
-    if (tensor > 0)
-      return tensor;
-  }
-  return target.peakF32;
-}
-
-double mlir::amp::getRooflineSeconds(const OpCost &cost,
-                                     const GpuTarget &target) {
-  return std::max(static_cast<double>(cost.flops) / getPeakFlops(cost, target),
-                  static_cast<double>(cost.bytes) / target.bandwidth);
-}

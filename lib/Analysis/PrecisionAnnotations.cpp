@@ -2,7 +2,7 @@
 
 #include "amp/Analysis/PrecisionAnnotations.h"
 
-#include "amp/Analysis/OpCost.h"
+#include "amp/Analysis/PrecisionPainting.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 

@@ -37,6 +37,10 @@ bool mlir::amp::isF32Like(Type type) {
   return type.isF32();
 }
 
+bool mlir::amp::isFloatCast(Operation *op) {
+  return isa<arith::TruncFOp, arith::ExtFOp>(op);
+}
+
 Type mlir::amp::withElementType(Type type, Type elementType) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getElementType() == elementType

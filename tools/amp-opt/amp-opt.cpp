@@ -9,6 +9,8 @@
 #include "ReportFlags.h"
 #include "TestDialect.h"
 #include "amp/Dialect/Amp/AmpDialect.h"
+#include "amp/Pipelines/Pipelines.h"
+#include "amp/Reports/Passes.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -24,6 +26,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::amp::registerAMPPasses();
+  mlir::amp::registerAMPReportsPasses();
   mlir::amp::registerAmpPipelines();
 
   mlir::DialectRegistry registry;

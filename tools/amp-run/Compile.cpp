@@ -4,6 +4,7 @@
 #include "Error.h"
 #include "TrackedAlloc.h"
 
+#include "amp/Pipelines/Pipelines.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -20,6 +20,7 @@
 #include "Stopwatch.h"
 #include "Trainer.h"
 
+#include "amp/Pipelines/Pipelines.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

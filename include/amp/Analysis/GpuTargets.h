@@ -9,8 +9,11 @@
 #ifndef AMP_ANALYSIS_GPUTARGETS_H
 #define AMP_ANALYSIS_GPUTARGETS_H
 
-#include "amp/Analysis/OpCost.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
 
 namespace mlir::amp {
 
@@ -32,14 +35,6 @@ ArrayRef<GpuTarget> getGpuTargets();
 const GpuTarget *lookupGpuTarget(StringRef name);
 /// "v100, a100 or h100", for error messages.
 std::string listGpuTargets();
-
-/// The FLOP/s `cost` runs at: the Tensor Core peak for a contraction with
-/// f16 / bf16 inputs (the FP32 peak where the GPU lacks it), the FP32 peak
-/// for everything else (AMP bodies compute in f32 registers).
-double getPeakFlops(const OpCost &cost, const GpuTarget &target);
-
-/// Roofline time of one op: max(flops / peak, bytes / bandwidth).
-double getRooflineSeconds(const OpCost &cost, const GpuTarget &target);
 
 } // namespace mlir::amp
 

@@ -55,6 +55,8 @@ enum class SlotRole {
 bool isF32Like(Type type);
 /// `type` with its f32 element type replaced by `elementType`.
 Type withElementType(Type type, Type elementType);
+/// arith.truncf / arith.extf.
+bool isFloatCast(Operation *op);
 
 struct PaintingOptions {
   AmpMode mode = AmpMode::F16;

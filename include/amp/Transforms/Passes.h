@@ -37,83 +37,6 @@ void populateLowerToRuntimePatterns(RewritePatternSet &patterns,
                                     const LowerToRuntimeOptions &options,
                                     LowerToRuntimeCounts *counts = nullptr);
 
-/// Options of the default AMP pipeline (`--amp`).
-struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
-  PassOptions::Option<std::string> mode{
-      *this, "mode",
-      llvm::cl::desc("f16, bf16, or auto: what pays on `target` (the host "
-                     "CPU unless target is given)"),
-      llvm::cl::init("f16")};
-  PassOptions::ListOption<std::string> cpuFeatures{
-      *this, "cpu-features",
-      llvm::cl::desc("With mode=auto target=cpu: LLVM x86 feature names to "
-                     "decide from instead of the host's (e.g. "
-                     "avx512bf16,f16c)")};
-  PassOptions::Option<std::string> emit{
-      *this, "emit",
-      llvm::cl::desc("Who compiles the output: mlir, or iree (weights "
-                     "taken rounded from the caller; on target=cpu, "
-                     "convolutions kept f32)"),
-      llvm::cl::init("mlir")};
-  PassOptions::Option<std::string> policy{
-      *this, "policy", llvm::cl::desc("Policy file (JSON or YAML)"),
-      llvm::cl::init("")};
-  PassOptions::Option<bool> castEconomy{
-      *this, "cast-economy",
-      llvm::cl::desc("Keep a clear region f32 where its border casts would "
-                     "move more bytes (false: TensorFlow's painting)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> explain{*this, "explain",
-                                    llvm::cl::desc("Emit one remark per op"),
-                                    llvm::cl::init(false)};
-  PassOptions::Option<bool> stats{
-      *this, "stats", llvm::cl::desc("Print each pass's statistics to stderr"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> lossScaling{
-      *this, "loss-scaling",
-      llvm::cl::desc("Loss scaling of training steps (functions with an "
-                     "amp.grad_seed): dynamic, static, none or auto "
-                     "(dynamic for f16, none for bf16)"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<double> initScale{
-      *this, "init-scale",
-      llvm::cl::desc("Initial (dynamic) or constant (static) loss scale"),
-      llvm::cl::init(65536.0)};
-  PassOptions::Option<std::string> lossScaleState{
-      *this, "state",
-      llvm::cl::desc("Where the loss-scale state lives: args or globals"),
-      llvm::cl::init("args")};
-  // What the rewrite did (docs/reports.md): any of report, summary, dot
-  // turns on amp-report-snapshot and amp-report-write around the rewrite.
-  PassOptions::Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("Write the JSON report of the rewrite to this file"),
-      llvm::cl::init("")};
-  PassOptions::Option<bool> summary{
-      *this, "summary", llvm::cl::desc("Print the report as a table to stderr"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> target{
-      *this, "target",
-      llvm::cl::desc("v100, a100, h100 or cpu: what mode=auto picks the "
-                     "type for (default there: cpu, the host), and the GPU "
-                     "preset of the report's step-time estimate (default "
-                     "h100; cpu has none)"),
-      llvm::cl::init("h100")};
-  PassOptions::Option<std::string> dot{
-      *this, "dot",
-      llvm::cl::desc("Write the mixed-precision dataflow graph as Graphviz "
-                     "DOT to this file"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> dotFunction{
-      *this, "dot-func",
-      llvm::cl::desc("Only draw this function in the DOT graph"),
-      llvm::cl::init("")};
-};
-
-/// Adds amp-auto-mixed-precision, amp-optimize-casts,
-/// amp-check-master-weights, amp-loss-scaling and amp-strip-markers to `pm`.
-void buildAmpPipeline(OpPassManager &pm, const AmpPipelineOptions &options);
-
 /// Replaces every amp marker nested in `root` by its identity: amp.grad_seed
 /// by ones of the loss's type, amp.param_grad by its operand and
 /// amp.state_update by its new value. Returns the number of markers replaced.
@@ -135,55 +58,6 @@ CastOptimizationStats optimizeCasts(Operation *root);
 
 /// Prints `stats` to stderr as amp-optimize-casts{stats=true} does.
 void printCastOptimizationStats(const CastOptimizationStats &stats);
-
-/// Registers the `amp` and `amp-explain` pass pipelines, and the lowering
-/// pipelines of registerAmpLoweringPipelines().
-void registerAmpPipelines();
-
-/// Options of the lowering to the LLVM dialect (`--amp-lower-to-llvm`).
-struct AmpLowerToLLVMOptions
-    : public PassPipelineOptions<AmpLowerToLLVMOptions> {
-  PassOptions::Option<bool> runtime{
-      *this, "runtime",
-      llvm::cl::desc("Run amp-lower-to-runtime after bufferization: f16 / "
-                     "bf16 matmuls and convolutions call libamp_rt"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> fast{
-      *this, "fast",
-      llvm::cl::desc("The fast pipeline (implies runtime, and parallel "
-                     "unless threads=1): elementwise fusion, every matmul / "
-                     "convolution (f32 too) in libamp_rt, vectorized loops"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> parallel{
-      *this, "parallel",
-      llvm::cl::desc("Run the loops that stay outside libamp_rt on all cores "
-                     "(amp-tile-for-threads, then OpenMP work-sharing loops; "
-                     "the lowered code then needs an OpenMP runtime, "
-                     "libomp)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<unsigned> threads{
-      *this, "threads",
-      llvm::cl::desc("With parallel (or fast): chunks per parallel loop "
-                     "(0: this machine's hardware threads; 1: serial loops)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<bool> donateState{
-      *this, "donate-state",
-      llvm::cl::desc("Write a training step's new params and optimizer state "
-                     "into their arguments' buffers "
-                     "(amp-update-state-in-place): the caller donates them "
-                     "and must not read them after the call"),
-      llvm::cl::init(false)};
-};
-
-/// Adds the lowering of a module of func / arith / math / tensor / linalg /
-/// scf ops on static tensors to the LLVM dialect to `pm` (a module pass
-/// manager): the reference pipeline by default, the fast one with `fast`.
-/// docs/lowering.md lists the passes.
-void buildAmpLowerToLLVMPipeline(OpPassManager &pm,
-                                 const AmpLowerToLLVMOptions &options);
-
-/// Registers the `amp-lower-to-llvm` pass pipeline.
-void registerAmpLoweringPipelines();
 
 //===----------------------------------------------------------------------===//
 // Registration

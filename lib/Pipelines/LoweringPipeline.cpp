@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Pipelines/Pipelines.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"

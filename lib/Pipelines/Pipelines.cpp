@@ -1,5 +1,7 @@
 //===- Pipelines.cpp - The default AMP pipeline ---------------------------===//
 
+#include "amp/Pipelines/Pipelines.h"
+#include "amp/Reports/Passes.h"
 #include "amp/Transforms/Passes.h"
 
 #include "amp/Analysis/TargetPrecision.h"

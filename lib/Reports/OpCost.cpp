@@ -10,7 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Analysis/OpCost.h"
+#include "amp/Reports/OpCost.h"
+#include "amp/Analysis/PrecisionPainting.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,12 +21,10 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::amp;
-
-bool mlir::amp::isFloatCast(Operation *op) {
-  return isa<arith::TruncFOp, arith::ExtFOp>(op);
-}
 
 bool mlir::amp::isLowFloat(Type elementType) {
   return elementType.isF16() || elementType.isBF16();
@@ -251,4 +250,21 @@ OpCost mlir::amp::estimateOpCost(Operation *op) {
     return cost;
   cost.flops = elements * (isa<linalg::SoftmaxOp>(op) ? 5 : 1);
   return cost;
+}
+
+double mlir::amp::getPeakFlops(const OpCost &cost, const GpuTarget &target) {
+  if (cost.contraction && cost.inputElementType) {
+    double tensor = cost.inputElementType.isF16()    ? target.peakF16Tensor
+                    : cost.inputElementType.isBF16() ? target.peakBF16Tensor
+                                                     : 0;
+    if (tensor > 0)
+      return tensor;
+  }
+  return target.peakF32;
+}
+
+double mlir::amp::getRooflineSeconds(const OpCost &cost,
+                                     const GpuTarget &target) {
+  return std::max(static_cast<double>(cost.flops) / getPeakFlops(cost, target),
+                  static_cast<double>(cost.bytes) / target.bandwidth);
 }

@@ -6,11 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Analysis/DataflowDot.h"
+#include "amp/Reports/DataflowDot.h"
+#include "amp/Analysis/PrecisionPainting.h"
 
-#include "amp/Analysis/OpCost.h"
 #include "amp/Analysis/PrecisionAnnotations.h"
-#include "amp/Analysis/ReportMetrics.h"
+#include "amp/Reports/OpCost.h"
+#include "amp/Reports/ReportMetrics.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Location.h"

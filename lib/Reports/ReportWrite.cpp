@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Analysis/AmpReport.h"
-#include "amp/Analysis/DataflowDot.h"
 #include "amp/Analysis/GpuTargets.h"
 #include "amp/Analysis/PrecisionAnnotations.h"
-#include "amp/Analysis/ReportMetrics.h"
-#include "amp/Transforms/Passes.h"
+#include "amp/Reports/AmpReport.h"
+#include "amp/Reports/DataflowDot.h"
+#include "amp/Reports/Passes.h"
+#include "amp/Reports/ReportMetrics.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,7 +20,7 @@
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_REPORTWRITEPASS
-#include "amp/Transforms/Passes.h.inc"
+#include "amp/Reports/Passes.h.inc"
 } // namespace mlir::amp
 
 using namespace mlir;

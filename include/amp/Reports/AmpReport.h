@@ -10,7 +10,7 @@
 #define AMP_ANALYSIS_AMPREPORT_H
 
 #include "amp/Analysis/GpuTargets.h"
-#include "amp/Analysis/ReportMetrics.h"
+#include "amp/Reports/ReportMetrics.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 

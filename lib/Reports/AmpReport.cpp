@@ -1,6 +1,6 @@
 //===- AmpReport.cpp - What the AMP rewrite did, per function -------------===//
 
-#include "amp/Analysis/AmpReport.h"
+#include "amp/Reports/AmpReport.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"

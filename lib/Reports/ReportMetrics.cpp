@@ -7,11 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Analysis/ReportMetrics.h"
+#include "amp/Reports/ReportMetrics.h"
+#include "amp/Analysis/PrecisionPainting.h"
 
 #include "amp/Analysis/GpuTargets.h"
-#include "amp/Analysis/OpCost.h"
 #include "amp/Analysis/PrecisionAnnotations.h"
+#include "amp/Reports/OpCost.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"

@@ -10,6 +10,7 @@
 #ifndef AMP_ANALYSIS_OPCOST_H
 #define AMP_ANALYSIS_OPCOST_H
 
+#include "amp/Analysis/GpuTargets.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 
@@ -44,11 +45,16 @@ std::optional<int64_t> getStorageBytes(Type type);
 /// Number of elements of a static shaped type (1 for a scalar).
 std::optional<int64_t> getNumElements(Type type);
 
-/// arith.truncf / arith.extf.
-bool isFloatCast(Operation *op);
-
 /// f16 or bf16 (the element types the AMP rewrite produces).
 bool isLowFloat(Type elementType);
+
+/// The FLOP/s `cost` runs at: the Tensor Core peak for a contraction with
+/// f16 / bf16 inputs (the FP32 peak where the GPU lacks it), the FP32 peak
+/// for everything else (AMP bodies compute in f32 registers).
+double getPeakFlops(const OpCost &cost, const GpuTarget &target);
+
+/// Roofline time of one op: max(flops / peak, bytes / bandwidth).
+double getRooflineSeconds(const OpCost &cost, const GpuTarget &target);
 
 } // namespace mlir::amp
 

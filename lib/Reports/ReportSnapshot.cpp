@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Analysis/ReportMetrics.h"
-#include "amp/Transforms/Passes.h"
+#include "amp/Reports/Passes.h"
+#include "amp/Reports/ReportMetrics.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_REPORTSNAPSHOTPASS
-#include "amp/Transforms/Passes.h.inc"
+#include "amp/Reports/Passes.h.inc"
 } // namespace mlir::amp
 
 using namespace mlir;
