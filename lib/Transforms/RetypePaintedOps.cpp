@@ -246,6 +246,58 @@ struct RetypeExplicitLinalgBody
   RetypeState &state;
 };
 
+/// Regions that yield the element of a low result (tensor.pad): the f32
+/// values their terminators yield are truncated inside the region.
+static void truncateYieldedF32(Operation *target, FloatType lowType) {
+  OpBuilder inner(target->getContext());
+  for (Region &region : target->getRegions())
+    for (Block &block : region) {
+      if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
+        continue;
+      Operation *terminator = &block.back();
+      inner.setInsertionPoint(terminator);
+      for (OpOperand &operand : terminator->getOpOperands())
+        if (operand.get().getType().isF32())
+          operand.set(arith::TruncFOp::create(inner, operand.get().getLoc(),
+                                              lowType, operand.get()));
+    }
+}
+
+/// Values captured by the target's regions that an earlier retype made low
+/// (a tensor.extract of a low tensor read in a linalg body or a tensor.pad
+/// region): the ops in the region still compute in f32 and the cast
+/// insertion gives them an extf of the value later, so the trial reads a
+/// detached f32 stand-in there, the type they verified with before. Values
+/// that were low in the input and the region terminators are left alone.
+/// The uses changed are added to `captured`, the stand-ins to `standIns`.
+static void
+standInCaptured(Operation *target, const RetypeState &state,
+                SmallVectorImpl<Operation *> &standIns,
+                SmallVectorImpl<std::pair<OpOperand *, Value>> &captured) {
+  if (target->getNumRegions() == 0)
+    return;
+  OpBuilder detached(target->getContext());
+  Type f32 = Float32Type::get(target->getContext());
+  target->walk([&](Operation *inner) {
+    if (inner == target || (inner->getParentOp() == target &&
+                            inner->hasTrait<OpTrait::IsTerminator>()))
+      return;
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value value = use.get();
+      if (!state.retypedValueSet.contains(value) ||
+          getElementTypeOrSelf(value.getType()) != state.lowType ||
+          target->isAncestor(value.getParentRegion()->getParentOp()))
+        continue;
+      auto standIn = UnrealizedConversionCastOp::create(
+          detached, value.getLoc(), withElementType(value.getType(), f32),
+          value);
+      standIns.push_back(standIn);
+      captured.emplace_back(&use, value);
+      use.set(standIn.getResult(0));
+    }
+  });
+}
+
 /// Gives `target` (a painted op or its detached clone) the types of `plan`
 /// and verifies it: a named linalg body is rebuilt by its own region
 /// builder, an explicit one patched, regions that yield the element of a low
@@ -260,6 +312,7 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
   OpBuilder detached(ctx);
   SmallVector<Value> operands(target->getOperands());
   SmallVector<Operation *> standIns;
+  SmallVector<std::pair<OpOperand *, Value>> captured;
   for (auto [index, type] : llvm::enumerate(plan.operandTypes)) {
     if (operands[index].getType() == type)
       continue;
@@ -270,36 +323,6 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
   }
   for (auto [result, type] : llvm::zip(target->getResults(), plan.resultTypes))
     result.setType(type);
-
-  // Values captured by the target's regions that an earlier retype made low
-  // (a tensor.extract of a low tensor read in a linalg body or a tensor.pad
-  // region): the ops in the region still compute in f32 and the cast
-  // insertion gives them an extf of the value later, so the trial reads an
-  // f32 stand-in there, the type they verified with before. Values that
-  // were low in the input and the region terminators are left alone.
-  SmallVector<std::pair<OpOperand *, Value>> captured;
-  auto standInCaptured = [&]() {
-    if (target->getNumRegions() == 0)
-      return;
-    target->walk([&](Operation *inner) {
-      if (inner == target || (inner->getParentOp() == target &&
-                              inner->hasTrait<OpTrait::IsTerminator>()))
-        return;
-      for (OpOperand &use : inner->getOpOperands()) {
-        Value value = use.get();
-        if (!state.retypedValueSet.contains(value) ||
-            getElementTypeOrSelf(value.getType()) != state.lowType ||
-            target->isAncestor(value.getParentRegion()->getParentOp()))
-          continue;
-        auto standIn = UnrealizedConversionCastOp::create(
-            detached, value.getLoc(),
-            withElementType(value.getType(), Float32Type::get(ctx)), value);
-        standIns.push_back(standIn);
-        captured.emplace_back(&use, value);
-        use.set(standIn.getResult(0));
-      }
-    });
-  };
 
   bool ok;
   {
@@ -313,29 +336,15 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
         // (The target is detached here: nobody listens to its rewrite.)
         IRRewriter rewriter(ctx);
         patchExplicitLinalgBody(rewriter, target, plan.operandTypes);
-        standInCaptured();
+        standInCaptured(target, state, standIns, captured);
       }
       ok = succeeded(verifyRetypedLinalgOp(linalgOp));
     } else {
-      bool lowResult = llvm::any_of(plan.resultTypes, [&](Type type) {
-        return getElementTypeOrSelf(type) == state.lowType;
-      });
-      OpBuilder inner(ctx);
-      for (Region &region : target->getRegions()) {
-        if (!lowResult)
-          break;
-        for (Block &block : region) {
-          if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
-            continue;
-          Operation *terminator = &block.back();
-          inner.setInsertionPoint(terminator);
-          for (OpOperand &operand : terminator->getOpOperands())
-            if (operand.get().getType().isF32())
-              operand.set(arith::TruncFOp::create(
-                  inner, operand.get().getLoc(), state.lowType, operand.get()));
-        }
-      }
-      standInCaptured();
+      if (llvm::any_of(plan.resultTypes, [&](Type type) {
+            return getElementTypeOrSelf(type) == state.lowType;
+          }))
+        truncateYieldedF32(target, state.lowType);
+      standInCaptured(target, state, standIns, captured);
       // f32 attributes usually follow the element type (tosa.clamp's
       // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
       // tried again with them unchanged.
