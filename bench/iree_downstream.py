@@ -45,6 +45,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from train_step import cpu_info, load_avg  # noqa: E402
 
+# CPUs --emulate-cpu compiles for, with the LLVM features amp-opt's
+# mode=auto then decides from.
+EMULATED_CPUS = {"haswell": "avx2,f16c,fma"}
+
 MODELS = {
     # name: torch-to-amp.py arguments
     "mlp": ["mlp", "--batch", "512"],
@@ -159,6 +163,11 @@ def main():
     ap.add_argument("--torch-python", default=os.path.expanduser(
         "~/.venvs/amp-torch/bin/python"))
     ap.add_argument("--keep", help="keep the .mlir and .vmfb files here")
+    ap.add_argument("--emulate-cpu", metavar="NAME",
+                    help="compile for this LLVM CPU instead of the host "
+                         "(e.g. haswell: AVX2 + F16C, no AVX-512, no bf16 "
+                         "arithmetic) and give amp-opt its features: how an "
+                         "AVX2-only machine behaves, measured on this one")
     args = ap.parse_args()
 
     compile_ = os.path.join(args.iree_bin, "iree-compile")
@@ -175,6 +184,15 @@ def main():
     threads = os.environ.get("BENCH_THREADS", "2")
     has_bf16 = "avx512_bf16" in open("/proc/cpuinfo").read()
     iree_mode = "mode=bf16" if has_bf16 else "mode=auto"
+    target_cpu = "host"
+    if args.emulate_cpu:
+        if args.emulate_cpu not in EMULATED_CPUS:
+            sys.exit(f"iree_downstream: --emulate-cpu: unknown CPU "
+                     f"{args.emulate_cpu} (expected "
+                     f"{', '.join(EMULATED_CPUS)})")
+        target_cpu = args.emulate_cpu
+        iree_mode = ("mode=auto cpu-features="
+                     + EMULATED_CPUS[args.emulate_cpu])
     work = args.keep or tempfile.mkdtemp(prefix="iree-downstream-")
     os.makedirs(work, exist_ok=True)
     tilings = {"on": [True], "off": [False], "both": [True, False]}[
@@ -209,7 +227,7 @@ def main():
                 with open(path) as source:
                     run([compile_, "--iree-hal-target-device=local",
                          "--iree-hal-local-target-device-backends=llvm-cpu",
-                         "--iree-llvmcpu-target-cpu=host",
+                         f"--iree-llvmcpu-target-cpu={target_cpu}",
                          *(TILING if tiled else []), *extra, "-", "-o", vmfb],
                         timeout=600, stdin=source)
                 casts = count_casts(path) if variant.startswith("amp") \
@@ -222,6 +240,7 @@ def main():
     print(f"# CPU: {cpu['model']} (cpu family {cpu['family']}, "
           f"avx512_bf16: {'yes' if cpu['bf16'] else 'no'}); {threads} "
           f"threads; IREE {version.group(1) if version else '?'}; "
+          f"compiled for {target_cpu}; "
           f"amp-iree is --amp='{iree_mode} emit=iree'; load before: "
           f"{load_avg()}")
     for _ in range(args.rounds):

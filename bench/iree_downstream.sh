@@ -7,6 +7,7 @@
 #
 #   bench/iree_downstream.sh [--models=mlp,encoder-layer,resnet18]
 #                            [--rounds=3] [--tiling=on|off|both] [--keep=DIR]
+#                            [--emulate-cpu=haswell]
 #
 # BENCH_THREADS (default 2), AMP_BUILD_DIR (default build).
 set -euo pipefail
