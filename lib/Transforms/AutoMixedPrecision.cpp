@@ -272,7 +272,7 @@ void PaintingRewriter::applyRetypes(ArrayRef<Operation *> planned) {
       slots.push_back(&operand);
     desiredOperands[op] = std::move(operandTypes);
   }
-  retyped = std::move(state.retypedValues);
+  retyped.assign(state.retypedValues.begin(), state.retypedValues.end());
 }
 
 void PaintingRewriter::retypeCarriedValues() {

@@ -205,15 +205,25 @@ static bool canPatchExplicitLinalgBody(Operation *op,
 
 namespace {
 
+/// Takes the plan of `op` out of `state` (each op is rewritten at most
+/// once).
+static std::optional<RetypeState::Plan> takePlan(RetypeState &state,
+                                                 Operation *op) {
+  auto it = state.plans.find(op);
+  if (it == state.plans.end())
+    return std::nullopt;
+  RetypeState::Plan plan = std::move(it->second);
+  state.plans.erase(it);
+  return plan;
+}
+
 /// Records a retyped op and the values it made low.
 void recordRetyped(RetypeState &state, Operation *op,
                    ArrayRef<Type> operandTypes, ArrayRef<Type> oldResultTypes) {
   state.retyped.push_back({op, SmallVector<Type>(operandTypes)});
   for (auto [result, oldType] : llvm::zip(op->getResults(), oldResultTypes))
-    if (result.getType() != oldType) {
-      state.retypedValues.push_back(result);
-      state.retypedValueSet.insert(result);
-    }
+    if (result.getType() != oldType)
+      state.retypedValues.insert(result);
 }
 
 /// An explicit linalg body (linalg.generic) that the patch is known to fix
@@ -231,8 +241,7 @@ struct RetypeExplicitLinalgBody
         !canPatchExplicitLinalgBody(op, it->second.operandTypes,
                                     it->second.resultTypes))
       return failure();
-    RetypeState::Plan plan = std::move(it->second);
-    state.plans.erase(it);
+    RetypeState::Plan plan = *takePlan(state, op);
     SmallVector<Type> oldResultTypes(op->getResultTypes());
     rewriter.modifyOpInPlace(op, [&] {
       for (auto [result, type] : llvm::zip(op->getResults(), plan.resultTypes))
@@ -284,7 +293,7 @@ standInCaptured(Operation *target, const RetypeState &state,
       return;
     for (OpOperand &use : inner->getOpOperands()) {
       Value value = use.get();
-      if (!state.retypedValueSet.contains(value) ||
+      if (!state.retypedValues.contains(value) ||
           getElementTypeOrSelf(value.getType()) != state.lowType ||
           target->isAncestor(value.getParentRegion()->getParentOp()))
         continue;
@@ -362,18 +371,6 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
   for (Operation *standIn : standIns)
     standIn->erase();
   return ok;
-}
-
-/// Takes the plan of `op` out of `state` (each op is rewritten at most
-/// once).
-static std::optional<RetypeState::Plan> takePlan(RetypeState &state,
-                                                 Operation *op) {
-  auto it = state.plans.find(op);
-  if (it == state.plans.end())
-    return std::nullopt;
-  RetypeState::Plan plan = std::move(it->second);
-  state.plans.erase(it);
-  return plan;
 }
 
 /// A painted op without regions, or a named linalg op (whose body is

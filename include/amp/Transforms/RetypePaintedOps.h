@@ -11,7 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::amp {
 
@@ -31,9 +31,8 @@ struct RetypeState {
   /// types it wants, in the order of the rewrite. Its operands still hold
   /// the old values: the caller inserts the casts.
   SmallVector<std::pair<Operation *, SmallVector<Type>>> retyped;
-  /// The results that the rewrite made low, in order, and as a set.
-  SmallVector<Value> retypedValues;
-  DenseSet<Value> retypedValueSet;
+  /// The results that the rewrite made low, in order.
+  llvm::SetVector<Value> retypedValues;
   /// Ops that do not verify with the low types: left as they were.
   SmallVector<Operation *> keptF32;
 };
