@@ -13,6 +13,7 @@
 #include "amp/Analysis/TargetPrecision.h"
 #include "amp/Transforms/PassStatistics.h"
 #include "amp/Transforms/Passes.h"
+#include "amp/Transforms/ReadRoundingsWide.h"
 #include "amp/Transforms/RetypePaintedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,11 +60,16 @@ public:
       cast = arith::ExtFOp::create(builder, value.getLoc(), target, value);
     ++inserted;
     casts[key] = cast;
+    created.push_back(cast.getDefiningOp());
     return cast;
   }
 
+  /// The casts made, in order.
+  ArrayRef<Operation *> getCreated() const { return created; }
+
 private:
   DenseMap<std::pair<Value, Type>, Value> casts;
+  SmallVector<Operation *> created;
 };
 
 struct AutoMixedPrecisionPass
@@ -164,20 +170,24 @@ namespace {
 /// specialised functions' signatures.
 class PaintingRewriter {
 public:
-  PaintingRewriter(const PrecisionPainting &painting, FloatType lowType)
+  PaintingRewriter(const PrecisionPainting &painting, FloatType lowType,
+                   bool castEconomy)
       : painting(painting), lowType(lowType),
-        f32(Float32Type::get(lowType.getContext())) {}
+        f32(Float32Type::get(lowType.getContext())), castEconomy(castEconomy) {}
 
   void run() {
     SmallVector<Operation *> planned = planRetypes();
     applyRetypes(planned);
     retypeCarriedValues();
-    insertCasts();
+    SmallVector<Operation *> casts = insertCasts();
+    if (castEconomy)
+      readRoundingsWide(casts);
     specializeSignatures();
   }
 
   // Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
-  uint64_t opsLow = 0, opsF32 = 0, carried = 0, castsInserted = 0;
+  uint64_t opsLow = 0, opsF32 = 0, carried = 0, castsInserted = 0,
+           roundingsReadWide = 0;
 
 private:
   /// A graph has few distinct tensor types; uniquing each new one in the
@@ -198,12 +208,15 @@ private:
   SmallVector<Operation *> planRetypes();
   void applyRetypes(ArrayRef<Operation *> planned);
   void retypeCarriedValues();
-  void insertCasts();
+  /// Returns the casts inserted, in order.
+  SmallVector<Operation *> insertCasts();
+  void readRoundingsWide(ArrayRef<Operation *> casts);
   void specializeSignatures();
 
   const PrecisionPainting &painting;
   FloatType lowType;
   Type f32;
+  bool castEconomy;
   DenseMap<std::pair<Type, Type>, Type> typeMemo;
   RetypeState state;
   /// Desired operand types of the retyped ops; values whose type changed;
@@ -245,22 +258,29 @@ SmallVector<Operation *> PaintingRewriter::planRetypes() {
   return planned;
 }
 
-void PaintingRewriter::applyRetypes(ArrayRef<Operation *> planned) {
-  // The patterns applied to the planned ops in program order (defining ops
-  // before the regions that read their values), as walkAndApplyPatterns
-  // would, without visiting the other ops: most ops are in linalg bodies,
-  // and matching each of them costs about 5% of the pass.
-  MLIRContext *ctx = lowType.getContext();
-  RewritePatternSet patterns(ctx);
-  populateRetypePaintedOpsPatterns(patterns, state);
+/// Applies `patterns` once to each of `ops` in order (defining ops before the
+/// regions that read their values), as walkAndApplyPatterns would, without
+/// visiting the other ops: most ops are in linalg bodies, and matching each
+/// of them costs about 5% of the pass. A rewrite may erase only the op it
+/// matched among `ops`. Returns how many ops were rewritten.
+static unsigned applyPatternsToOps(RewritePatternSet &&patterns,
+                                   ArrayRef<Operation *> ops) {
+  PatternRewriter rewriter(patterns.getContext());
   FrozenRewritePatternSet frozen(std::move(patterns));
   PatternApplicator applicator(frozen);
   applicator.applyDefaultCostModel();
-  PatternRewriter rewriter(ctx);
-  for (Operation *op : planned) {
+  unsigned rewritten = 0;
+  for (Operation *op : ops) {
     rewriter.setInsertionPoint(op);
-    (void)applicator.matchAndRewrite(op, rewriter);
+    rewritten += succeeded(applicator.matchAndRewrite(op, rewriter));
   }
+  return rewritten;
+}
+
+void PaintingRewriter::applyRetypes(ArrayRef<Operation *> planned) {
+  RewritePatternSet patterns(lowType.getContext());
+  populateRetypePaintedOpsPatterns(patterns, state);
+  (void)applyPatternsToOps(std::move(patterns), planned);
   for (Operation *op : state.keptF32)
     op->emitWarning() << "amp: cannot run " << op->getName() << " in "
                       << lowType << " (the op does not verify with " << lowType
@@ -292,7 +312,7 @@ void PaintingRewriter::retypeCarriedValues() {
       slots.push_back(&use);
 }
 
-void PaintingRewriter::insertCasts() {
+SmallVector<Operation *> PaintingRewriter::insertCasts() {
   CastCache casts;
   unsigned inserted = 0;
   for (OpOperand *slot : slots) {
@@ -315,6 +335,15 @@ void PaintingRewriter::insertCasts() {
       slot->set(casts.get(slot->get(), want, inserted));
   }
   castsInserted = inserted;
+  return SmallVector<Operation *>(casts.getCreated());
+}
+
+void PaintingRewriter::readRoundingsWide(ArrayRef<Operation *> casts) {
+  // Only the roundings this rewrite made: a truncf the program had is a
+  // rounding its author asked for.
+  RewritePatternSet patterns(lowType.getContext());
+  populateReadRoundingsWidePatterns(patterns);
+  roundingsReadWide = applyPatternsToOps(std::move(patterns), casts);
 }
 
 void PaintingRewriter::specializeSignatures() {
@@ -362,17 +391,19 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
   FloatType lowType = modeValue == AmpMode::F16
                           ? FloatType(Float16Type::get(ctx))
                           : FloatType(BFloat16Type::get(ctx));
-  PaintingRewriter rewriter(painting, lowType);
+  PaintingRewriter rewriter(painting, lowType, castEconomy);
   rewriter.run();
   numOpsLow += rewriter.opsLow;
   numOpsF32 += rewriter.opsF32;
   numValuesCarried += rewriter.carried;
   numCastsInserted += rewriter.castsInserted;
+  numRoundingsReadWide += rewriter.roundingsReadWide;
   if (printStats)
     printPassStatistics(getArgument(),
                         {{"ops-converted", rewriter.opsLow},
                          {"ops-kept-f32", rewriter.opsF32},
                          {"casts-inserted", rewriter.castsInserted},
+                         {"roundings-read-wide", rewriter.roundingsReadWide},
                          {"carried-values-low", rewriter.carried}});
   return success();
 }

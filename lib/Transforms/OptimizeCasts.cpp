@@ -15,6 +15,10 @@
 // cast is already in canonical form when the cast is visited, and the first
 // cast of a class dominates every later one once it sits in its input's block.
 //
+// Then truncations move into the generics that compute their inputs, and
+// extensions into the linalg ops that read them: the bodies convert element
+// by element and the tensors of the other type disappear.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Transforms/Passes.h"
@@ -126,6 +130,7 @@ private:
   void replaceCast(Operation *castOp, Value replacement);
   void eraseDeadProducers();
   void fuseExtensionsIntoConsumers(Operation *root);
+  void fuseTruncationsIntoProducers(Operation *root);
 
   /// The representative of every class of casts seen so far: a cast, or the
   /// value it folded to.
@@ -143,7 +148,7 @@ private:
   /// Hoisted casts, not counted as hoisted if they go later.
   llvm::SmallPtrSet<Operation *, 16> hoistedCasts;
   /// Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
-  uint64_t removed = 0, constantsFolded = 0, fused = 0;
+  uint64_t removed = 0, constantsFolded = 0, fused = 0, fusedIntoProducers = 0;
 };
 
 struct OptimizeCastsPass
@@ -475,8 +480,69 @@ void CastOptimizer::fuseExtensionsIntoConsumers(Operation *root) {
   }
 }
 
+/// Moves each tensor arith.truncf whose input is the only use of a result of a
+/// linalg.generic into that generic, when the generic's body does not read
+/// the result's `outs` element (no accumulation): the body rounds the element
+/// it yields, into an empty tensor of the narrow type. The wide tensor (and
+/// its buffer, after bufferization) disappears, and the values are the same
+/// bits. Typical case: the f32 softmax or layer norm whose result a low
+/// matmul reads.
+void CastOptimizer::fuseTruncationsIntoProducers(Operation *root) {
+  SmallVector<arith::TruncFOp> candidates;
+  root->walk([&](arith::TruncFOp trunc) {
+    auto result = dyn_cast<OpResult>(trunc.getIn());
+    if (!isa<RankedTensorType>(trunc.getType()) || !result ||
+        !result.hasOneUse())
+      return;
+    auto generic = dyn_cast<linalg::GenericOp>(result.getOwner());
+    if (!generic || !generic.hasPureTensorSemantics() ||
+        !generic
+             .getMatchingBlockArgument(
+                 generic.getDpsInitOperand(result.getResultNumber()))
+             .use_empty())
+      return;
+    candidates.push_back(trunc);
+  });
+  for (arith::TruncFOp trunc : candidates) {
+    auto result = cast<OpResult>(trunc.getIn());
+    auto generic = cast<linalg::GenericOp>(result.getOwner());
+    unsigned index = result.getResultNumber();
+    auto narrow = cast<RankedTensorType>(trunc.getType());
+    OpOperand *init = generic.getDpsInitOperand(index);
+
+    OpBuilder builder(generic);
+    Value empty;
+    if (auto oldEmpty = init->get().getDefiningOp<tensor::EmptyOp>())
+      empty = getRetypedEmpty(oldEmpty, narrow);
+    else
+      empty = tensor::EmptyOp::create(
+          builder, generic.getLoc(),
+          tensor::getMixedSizes(builder, generic.getLoc(), init->get()),
+          narrow.getElementType());
+    if (Operation *oldInit = init->get().getDefiningOp())
+      maybeDead.insert(oldInit);
+    init->set(empty);
+    generic.getMatchingBlockArgument(init).setType(narrow.getElementType());
+
+    Operation *yield = generic.getBody()->getTerminator();
+    builder.setInsertionPoint(yield);
+    auto rounded = arith::TruncFOp::create(builder, trunc.getLoc(),
+                                           narrow.getElementType(),
+                                           yield->getOperand(index));
+    rounded->setAttrs(trunc->getAttrDictionary());
+    yield->setOperand(index, rounded);
+    result.setType(narrow);
+
+    trunc.replaceAllUsesWith(result);
+    hoistedCasts.erase(trunc);
+    maybeDead.remove(trunc);
+    trunc->erase();
+    ++fusedIntoProducers;
+  }
+}
+
 CastOptimizationStats CastOptimizer::run(Operation *root) {
-  removed = constantsFolded = fused = 0;
+  removed = constantsFolded = fused = fusedIntoProducers = 0;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isCast(op))
       return WalkResult::advance();
@@ -484,9 +550,11 @@ CastOptimizationStats CastOptimizer::run(Operation *root) {
     // Casts have no regions; `op` may be gone.
     return WalkResult::skip();
   });
+  fuseTruncationsIntoProducers(root);
   eraseDeadProducers();
   fuseExtensionsIntoConsumers(root);
-  return {removed, constantsFolded, hoistedCasts.size(), fused};
+  return {removed, constantsFolded, hoistedCasts.size(), fused,
+          fusedIntoProducers};
 }
 
 CastOptimizationStats mlir::amp::optimizeCasts(Operation *root) {
@@ -494,11 +562,13 @@ CastOptimizationStats mlir::amp::optimizeCasts(Operation *root) {
 }
 
 void mlir::amp::printCastOptimizationStats(const CastOptimizationStats &stats) {
-  printPassStatistics("amp-optimize-casts",
-                      {{"casts-removed", stats.castsRemoved},
-                       {"constants-folded", stats.constantsFolded},
-                       {"casts-hoisted", stats.castsHoisted},
-                       {"casts-fused-into-consumers", stats.castsFused}});
+  printPassStatistics(
+      "amp-optimize-casts",
+      {{"casts-removed", stats.castsRemoved},
+       {"constants-folded", stats.constantsFolded},
+       {"casts-hoisted", stats.castsHoisted},
+       {"casts-fused-into-consumers", stats.castsFused},
+       {"casts-fused-into-producers", stats.castsFusedIntoProducers}});
 }
 
 void OptimizeCastsPass::runOnOperation() {

@@ -4,7 +4,10 @@
 // read in f32 by that op: no cast, no rounding; the op's body computes in
 // f32 anyway. A broadcast value computed in the function stays an edge of
 // the painting (a deny statistic must still taint what it feeds).
-// cast-economy=false is TensorFlow's painting: the bias is cast.
+// The matmul's f32 result, which the op would round to bf16 only to extend
+// it back in its body, is read unrounded (ReadRoundingsWide).
+// cast-economy=false is TensorFlow's painting: the bias is cast, and so is
+// the matmul's result.
 //
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16' | FileCheck %s
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16' | amp-opt --amp-auto-mixed-precision='mode=bf16' | FileCheck %s
@@ -19,12 +22,11 @@
 // CHECK-NOT:   arith.truncf %[[B]]
 // CHECK-NOT:   arith.truncf %[[S]]
 // CHECK:       %[[MM:.*]] = linalg.matmul
-// CHECK:       %[[MML:.*]] = arith.truncf %[[MM]] : tensor<16x64xf32> to tensor<16x64xbf16>
+// CHECK-NOT:   arith.truncf %[[MM]]
 // CHECK:       %[[SC:.*]] = tensor.collapse_shape %[[S]]
-// CHECK:       linalg.generic {{.*}} ins(%[[MML]], %[[B]], %[[SC]] : tensor<16x64xbf16>, tensor<64xf32>, tensor<64xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
-// CHECK-NEXT:  ^bb0(%[[IN:.*]]: bf16, %[[BIAS:.*]]: f32, %[[SCALE:.*]]: f32, %{{.*}}: bf16):
-// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[IN]] : bf16 to f32
-// CHECK-NEXT:    %[[A:.*]] = arith.addf %[[E]], %[[BIAS]] : f32
+// CHECK:       linalg.generic {{.*}} ins(%[[MM]], %[[B]], %[[SC]] : tensor<16x64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
+// CHECK-NEXT:  ^bb0(%[[IN:.*]]: f32, %[[BIAS:.*]]: f32, %[[SCALE:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:    %[[A:.*]] = arith.addf %[[IN]], %[[BIAS]] : f32
 // CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[A]], %[[SCALE]] : f32
 // CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M]] : f32 to bf16
 // A row statistic computed in the function is painted as before.
@@ -33,7 +35,9 @@
 
 // TF-LABEL:    func.func @bias_relu_matmul(
 // TF:          arith.truncf %arg2 : tensor<64xf32> to tensor<64xbf16>
-// TF:          linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64xbf16>, tensor<64xbf16>)
+// TF:          %[[TFMM:.*]] = linalg.matmul
+// TF:          %[[TFMML:.*]] = arith.truncf %[[TFMM]] : tensor<16x64xf32> to tensor<16x64xbf16>
+// TF:          linalg.generic {{.*}} ins(%[[TFMML]], %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64xbf16>, tensor<64xbf16>)
 func.func @bias_relu_matmul(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %b: tensor<64xf32>, %s: tensor<1x64xf32>, %w2: tensor<64x8xf32>) -> tensor<16x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64xf32>
@@ -73,7 +77,7 @@ func.func @bias_relu_matmul(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %b: t
 // CHECK-LABEL: func.func @batch_norm_scale(
 // CHECK:       %[[RSTD:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<64xf32>) outs(%{{.*}} : tensor<64xf32>)
 // CHECK-NOT:   arith.truncf %[[RSTD]]
-// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %[[RSTD]] : tensor<16x64xbf16>, tensor<64xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %[[RSTD]] : tensor<16x64xf32>, tensor<64xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
 func.func @batch_norm_scale(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %var: tensor<64xf32>, %w2: tensor<64x8xf32>) -> tensor<16x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64xf32>

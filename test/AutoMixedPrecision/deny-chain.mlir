@@ -42,4 +42,5 @@ func.func @chain(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> 
 // STATS-NEXT:   2 ops-converted
 // STATS-NEXT:   6 ops-kept-f32
 // STATS-NEXT:   3 casts-inserted
+// STATS-NEXT:   0 roundings-read-wide
 // STATS-NEXT:   0 carried-values-low

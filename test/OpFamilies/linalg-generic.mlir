@@ -52,21 +52,20 @@ func.func @generic_matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor
 
 // matmul -> add (infer) -> relu via maximumf (clear) -> transpose (clear)
 // -> broadcast-add (infer) -> matmul: everything between the matmuls is f16.
-// Unused `outs` arguments get no extension, copies yield their input.
+// Unused `outs` arguments get no extension, copies yield their input. The
+// add reads the matmul's f32 result and the f32 bias as they are: it would
+// only extend f16 copies of them back (the cast economy's
+// ReadRoundingsWide).
 // CHECK-LABEL: func.func @elementwise_chain
 // CHECK-SAME:    (%[[A:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<8x8xf32>, %[[BIAS:.*]]: tensor<8x8xf32>, %[[C:.*]]: tensor<8x8xf32>, %[[V:.*]]: tensor<8xf32>)
 // CHECK-DAG:     %[[V16:.*]] = arith.truncf %[[V]] : tensor<8xf32> to tensor<8xf16>
-// CHECK-DAG:     %[[BIAS16:.*]] = arith.truncf %[[BIAS]] : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>) outs(%[[C]] : tensor<8x8xf32>) -> tensor<8x8xf32>
-// CHECK:         %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK:         %[[E16:.*]] = arith.truncf %{{.*}} : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK:         %[[ADD:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[MM16]], %[[BIAS16]] : tensor<8x8xf16>, tensor<8x8xf16>) outs(%[[E16]] : tensor<8x8xf16>)
-// CHECK-NEXT:    ^bb0(%[[X:.*]]: f16, %[[Y:.*]]: f16, %{{.*}}: f16):
-// CHECK-NEXT:      %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
-// CHECK-NEXT:      %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[XE]], %[[YE]] : f32
+// CHECK-SAME:      ins(%[[MM]], %[[BIAS]] : tensor<8x8xf32>, tensor<8x8xf32>) outs(%[[E16]] : tensor<8x8xf16>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[X]], %[[Y]] : f32
 // CHECK-NEXT:      %[[ST:.*]] = arith.truncf %[[S]] : f32 to f16
 // CHECK-NEXT:      linalg.yield %[[ST]] : f16
 // CHECK-NEXT:    } -> tensor<8x8xf16>
@@ -95,10 +94,14 @@ func.func @generic_matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor
 // BF16-LABEL: func.func @elementwise_chain
 // BF16:         linalg.generic
 // BF16-SAME:      outs(%{{.*}} : tensor<8x8xbf16>)
-// BF16-NEXT:    ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: bf16):
-// BF16-NEXT:      arith.extf %{{.*}} : bf16 to f32
-// BF16-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// BF16-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: bf16):
 // BF16-NEXT:      arith.addf %{{.*}}, %{{.*}} : f32
+// BF16-NEXT:      arith.truncf %{{.*}} : f32 to bf16
+// BF16:         linalg.generic
+// BF16-SAME:      outs(%{{.*}} : tensor<8x8xbf16>)
+// BF16-NEXT:    ^bb0(%{{.*}}: bf16, %{{.*}}: bf16):
+// BF16-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// BF16-NEXT:      arith.maximumf %{{.*}}, %{{.*}} : f32
 // BF16-NEXT:      arith.truncf %{{.*}} : f32 to bf16
 func.func @elementwise_chain(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: tensor<8x8xf32>, %c: tensor<8x8xf32>, %v: tensor<8xf32>) -> tensor<8x8xf32> {
   %cst = arith.constant 0.0 : f32
@@ -248,12 +251,11 @@ func.func @exp_body(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32
 // CHECK-DAG:     %[[A16:.*]] = arith.truncf %[[A]] : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK-DAG:     %[[R16:.*]] = arith.truncf %[[R]] : tensor<8xf32> to tensor<8xf16>
 // CHECK:         %[[MM:.*]] = linalg.matmul
-// CHECK-NEXT:    %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<8x8xf32> to tensor<8x8xf16>
-// CHECK:         %[[MAP:.*]] = linalg.map ins(%[[MM16]], %[[A16]] : tensor<8x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<8x8xf16>)
-// CHECK-NEXT:      (%[[X:.*]]: f16, %[[Y:.*]]: f16, %{{.*}}: f16) {
-// CHECK-NEXT:        %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NOT:     arith.truncf %[[MM]]
+// CHECK:         %[[MAP:.*]] = linalg.map ins(%[[MM]], %[[A16]] : tensor<8x8xf32>, tensor<8x8xf16>) outs(%{{.*}} : tensor<8x8xf16>)
+// CHECK-NEXT:      (%[[X:.*]]: f32, %[[Y:.*]]: f16, %{{.*}}: f16) {
 // CHECK-NEXT:        %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
-// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[XE]], %[[YE]] : f32
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[X]], %[[YE]] : f32
 // CHECK-NEXT:        %[[MT:.*]] = arith.truncf %[[M]] : f32 to f16
 // CHECK-NEXT:        linalg.yield %[[MT]] : f16
 // CHECK:         %[[RED:.*]] = linalg.reduce ins(%[[MAP]] : tensor<8x8xf16>) outs(%[[R16]] : tensor<8xf16>) dimensions = [1]
@@ -316,11 +318,10 @@ func.func @argmax(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>,
 // CHECK-SAME:    (%{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %{{.*}}: tensor<8x8xf32>, %[[S:.*]]: f32)
 // CHECK-DAG:     %[[S16:.*]] = arith.truncf %[[S]] : f32 to f16
 // CHECK:         linalg.generic
-// CHECK-SAME:      ins(%{{.*}}, %[[S16]] : tensor<8x8xf16>, f16) outs(%{{.*}} : tensor<8x8xf16>)
-// CHECK-NEXT:    ^bb0(%[[X:.*]]: f16, %[[Y:.*]]: f16, %{{.*}}: f16):
-// CHECK-NEXT:      %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-SAME:      ins(%{{.*}}, %[[S16]] : tensor<8x8xf32>, f16) outs(%{{.*}} : tensor<8x8xf16>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f16, %{{.*}}: f16):
 // CHECK-NEXT:      %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
-// CHECK-NEXT:      arith.mulf %[[XE]], %[[YE]] : f32
+// CHECK-NEXT:      arith.mulf %[[X]], %[[YE]] : f32
 func.func @scalar_operand(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>, %s: f32) -> tensor<8x8xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   %e = tensor.empty() : tensor<8x8xf32>

@@ -32,9 +32,9 @@
 // CHECK:       %[[NORM:.*]] = linalg.generic {{.*}} ins(%[[DEV]], %[[VAR]] : tensor<16x64xf32>, tensor<16xf32>) outs(%{{.*}} : tensor<16x64xf32>)
 // CHECK:       %[[LOW:.*]] = arith.truncf %[[NORM]] : tensor<16x64xf32> to tensor<16x64xbf16>
 // CHECK:       linalg.matmul ins(%[[LOW]], %{{.*}} : tensor<16x64xbf16>, tensor<64x64xbf16>)
-// Before (the whole norm in bf16 between the matmuls):
+// Before (the whole norm in bf16 between the matmuls, statistics read f32):
 // OLD-LABEL:   func.func @layer_norm
-// OLD:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<16xbf16>) outs(%{{.*}} : tensor<16x64xbf16>)
+// OLD:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<16xf32>) outs(%{{.*}} : tensor<16x64xbf16>)
 func.func @layer_norm(%x: tensor<16x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<16x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64xf32>

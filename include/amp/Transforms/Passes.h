@@ -47,6 +47,8 @@ struct CastOptimizationStats {
   uint64_t castsRemoved = 0, constantsFolded = 0, castsHoisted = 0;
   /// Tensor extensions moved into the bodies of their linalg consumers.
   uint64_t castsFused = 0;
+  /// Tensor truncations moved into the bodies of the generics they round.
+  uint64_t castsFusedIntoProducers = 0;
 };
 
 /// Runs the amp-optimize-casts cleanup on `root` (docs/passes.md). The pass

@@ -85,7 +85,9 @@ def AutoMixedPrecisionPass
            "arguments and results are painted like any other value)">,
     Option<"castEconomy", "cast-economy", "bool", /*default=*/"true",
            "Keep a low clear region in f32 where its border casts would "
-           "move more bytes (false: TensorFlow's painting unchanged)">,
+           "move more bytes, and let elementwise readers of a rounding "
+           "read the value unrounded (false: TensorFlow's painting and "
+           "casts unchanged)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark per op: its class and why it ended up low or f32">,
     Option<"printStats", "stats", "bool", /*default=*/"false",
@@ -108,6 +110,9 @@ def AutoMixedPrecisionPass
     Statistic<"numOpsF32", "ops-kept-f32", "Floating-point ops kept in f32">,
     Statistic<"numCastsInserted", "casts-inserted",
               "arith.truncf / arith.extf inserted">,
+    Statistic<"numRoundingsReadWide", "roundings-read-wide",
+              "Inserted roundings dropped because their readers extend "
+              "them back (cast-economy)">,
     Statistic<"numValuesCarried", "carried-values-low",
               "Loop-carried / call-carried values made low precision">,
   ];
@@ -135,7 +140,12 @@ def OptimizeCastsPass : Pass<"amp-optimize-casts", "::mlir::ModuleOp"> {
       that definition (to the start of the block for a block argument): casts
       of loop-invariant values leave `scf` loops (any loop-like op) and
       `scf.if`, casts of function arguments (weights) move to the function
-      entry, so each is cast once per call.
+      entry, so each is cast once per call;
+    * a tensor `truncf` of a `linalg.generic` result that nothing else reads
+      moves into that generic's body when the body does not read the
+      result's `outs` (the generic yields the rounded element; same bits,
+      no f32 tensor); a tensor `extf` read only as inputs of linalg ops with
+      an explicit body moves into those bodies.
 
     The pass walks the IR once and is idempotent.
 

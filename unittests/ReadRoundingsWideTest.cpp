@@ -1,0 +1,89 @@
+//===- ReadRoundingsWideTest.cpp - populateReadRoundingsWidePatterns ------===//
+//
+// The cast-economy pattern used as another compiler would, after its own
+// mixed-precision rewrite, under the greedy driver: a rounding that only
+// elementwise readers extend back goes, one that a contraction reads stays.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Transforms/ReadRoundingsWide.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+constexpr const char *kModule = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%a: tensor<4x8xbf16>, %w: tensor<8x8xbf16>, %o: tensor<4x8xf32>,
+             %e: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %mm = linalg.matmul ins(%a, %w : tensor<4x8xbf16>, tensor<8x8xbf16>)
+                      outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %low = arith.truncf %mm : tensor<4x8xf32> to tensor<4x8xbf16>
+  %relu = linalg.generic {indexing_maps = [#id, #id],
+                          iterator_types = ["parallel", "parallel"]}
+      ins(%low : tensor<4x8xbf16>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %x = arith.extf %in : bf16 to f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  %low2 = arith.truncf %mm : tensor<4x8xf32> to tensor<4x8xbf16>
+  %mm2 = linalg.matmul ins(%low2, %w : tensor<4x8xbf16>, tensor<8x8xbf16>)
+                       outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %relu, %mm2 : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+)mlir";
+
+TEST(ReadRoundingsWidePatterns, ElementwiseReadersTakeTheWideValue) {
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  tensor::TensorDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
+  ASSERT_TRUE(module);
+
+  RewritePatternSet patterns(&context);
+  populateReadRoundingsWidePatterns(patterns);
+  ASSERT_TRUE(succeeded(applyPatternsGreedily(*module, std::move(patterns))));
+  ASSERT_TRUE(succeeded(verify(*module)));
+
+  SmallVector<linalg::MatmulOp> matmuls;
+  module->walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+  ASSERT_EQ(matmuls.size(), 2u);
+  Value mm = matmuls[0].getResult(0);
+  linalg::GenericOp relu;
+  module->walk([&](linalg::GenericOp op) { relu = op; });
+  ASSERT_TRUE(relu);
+  // The relu reads the f32 accumulator, with no extension left in its body.
+  EXPECT_EQ(relu.getDpsInputs()[0], mm);
+  EXPECT_TRUE(relu.getBody()->getArgument(0).getType().isF32());
+  int extensions = 0;
+  relu.getBody()->walk([&](arith::ExtFOp) { ++extensions; });
+  EXPECT_EQ(extensions, 0);
+  // The second matmul still reads bf16, through the one rounding left.
+  auto secondInput = matmuls[1].getDpsInputs()[0];
+  auto rounding = secondInput.getDefiningOp<arith::TruncFOp>();
+  ASSERT_TRUE(rounding);
+  EXPECT_EQ(rounding.getIn(), mm);
+  int roundings = 0;
+  module->walk([&](arith::TruncFOp op) {
+    if (isa<RankedTensorType>(op.getType()))
+      ++roundings;
+  });
+  EXPECT_EQ(roundings, 1);
+}
+
+} // namespace
