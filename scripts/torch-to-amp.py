@@ -30,6 +30,7 @@ import importlib.metadata
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -542,6 +543,69 @@ def compare(name, ref, out):
     return res
 
 
+# Tensor casts and the bytes they move (read + write), in amp-opt's output
+# and in PyTorch's autocast, for comparing the two (bench/cast_traffic.py).
+
+BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2}
+CONTRACTIONS = re.compile(r"linalg\.(?:batch_)?(?:matmul|conv_\w+)\b")
+
+
+def count_amp_casts(path):
+    """The tensor-level arith.truncf / arith.extf ops of an amp-opt output:
+    count and bytes, and the part of them that rounds a contraction's f32
+    accumulator (a matmul's or convolution's result), which PyTorch counts
+    as part of the contraction (its bf16 matmul writes bf16)."""
+    text = open(path).read()
+    contraction_results = {
+        m.group(1) for m in re.finditer(r"(%[\w.]+)(?::\d+)? = (\S+)", text)
+        if CONTRACTIONS.match(m.group(2))}
+    res = {"count": 0, "bytes": 0, "epilogue_count": 0, "epilogue_bytes": 0}
+    for m in re.finditer(r"arith\.(?:truncf|extf) (%[\w.]+)(?: \w+)? : "
+                         r"tensor<([^>]*)> to tensor<([^>]*)>", text):
+        name, src, dst = m.groups()
+        elems = math.prod(int(d) for d in src.split("x")[:-1])
+        moved = elems * (BYTES[src.split("x")[-1]] + BYTES[dst.split("x")[-1]])
+        res["count"] += 1
+        res["bytes"] += moved
+        if name in contraction_results:
+            res["epilogue_count"] += 1
+            res["epilogue_bytes"] += moved
+    return res
+
+
+def count_autocast_casts(model, inputs, dtype):
+    """Runs `model` under torch.autocast("cpu", dtype), autograd on (as in a
+    training step; under no_grad nn.TransformerEncoderLayer takes a fused
+    path autocast does not reach), and counts the float-to-float tensor
+    conversions it makes (aten._to_copy: autocast's casts of weights and
+    inputs) with the bytes they read and write. Returns (result, counts)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class CastCounter(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.count, self.bytes = 0, 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            src = args[0] if args else None
+            if (func is torch.ops.aten._to_copy.default
+                    and isinstance(src, torch.Tensor)
+                    and isinstance(out, torch.Tensor)
+                    and src.is_floating_point() and out.is_floating_point()
+                    and src.dtype != out.dtype):
+                self.count += 1
+                self.bytes += src.numel() * (src.element_size()
+                                             + out.element_size())
+            return out
+
+    counter = CastCounter()
+    with torch.enable_grad(), torch.autocast("cpu", dtype=dtype), counter:
+        out = model(*inputs)
+    return out.detach().float(), {"count": counter.count,
+                                  "bytes": counter.bytes}
+
+
 # --------------------------------------------------------------------------
 
 
@@ -759,6 +823,20 @@ def check(args, model, inputs, call_args, out, amp_out, base):
                                              runs["amp"])
         results["amp_vs_pytorch"] = compare("AMP vs PyTorch", ref,
                                             runs["amp"])
+        # PyTorch's autocast in the precision amp-opt chose, side by side.
+        low = "bf16" if "bf16" in open(amp_out).read() else "f16"
+        auto, auto_casts = count_autocast_casts(
+            model, inputs, torch.bfloat16 if low == "bf16" else torch.float16)
+        results["autocast_dtype"] = low
+        results["autocast_vs_pytorch"] = compare(
+            f"PyTorch autocast {low} vs PyTorch", ref, auto)
+        results["autocast_casts"] = auto_casts
+        results["amp_casts"] = count_amp_casts(amp_out)
+        a, t = results["amp_casts"], auto_casts
+        print(f"  casts: amp-opt {a['count']} ({a['bytes'] / 1e6:.2f} MB; "
+              f"{a['epilogue_count']} of them round a contraction's result, "
+              f"{a['epilogue_bytes'] / 1e6:.2f} MB), PyTorch autocast "
+              f"{t['count']} ({t['bytes'] / 1e6:.2f} MB)")
         with open(base + ".check.json", "w") as f:
             json.dump(results, f, indent=1)
             f.write("\n")
