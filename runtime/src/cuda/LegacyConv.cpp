@@ -55,6 +55,164 @@ struct ConvDesc {
   }
 };
 
+/// cuDNN's legacy API takes int sizes.
+amp_rt_status checkIntRange(const ConvProblem &p) {
+  const amp_rt_conv2d_desc &d = p.desc;
+  const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
+                wN = d.K * d.C * d.R * d.S;
+  for (int64_t n : {xN, yN, wN, d.N, d.C, d.H, d.W, d.K, d.R, d.S, p.P, p.Q,
+                    d.pad_h, d.pad_w, d.stride_h, d.stride_w, d.dil_h, d.dil_w})
+    if (n > INT_MAX)
+      return fail(AMP_RT_ERROR_UNSUPPORTED,
+                  "cuDNN convolution: a size or tensor of more than 2^31-1 "
+                  "elements");
+  return AMP_RT_SUCCESS;
+}
+
+/// Which operand (in0, in1, out) of a direction is what: its size in
+/// elements and whether it is the filter.
+struct Operands {
+  int64_t sizes[3];
+  bool isFilter[3];
+};
+
+Operands describeOperands(ConvDirection dir, const ConvProblem &p) {
+  const amp_rt_conv2d_desc &d = p.desc;
+  const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
+                wN = d.K * d.C * d.R * d.S;
+  switch (dir) {
+  case ConvDirection::Forward:
+    return {{xN, wN, yN}, {false, true, false}};
+  case ConvDirection::BackwardData:
+    return {{yN, wN, xN}, {false, true, false}};
+  case ConvDirection::BackwardFilter:
+    break;
+  }
+  return {{xN, yN, wN}, {false, false, true}};
+}
+
+/// The filter's layout against the one cuDNN takes for the data layout
+/// (KRSC for NHWC, KCRS for NCHW), and the strided copies between them.
+struct FilterPermutation {
+  int64_t sizes[4];
+  std::array<int64_t, 4> user, native;
+  bool permute;
+
+  static FilterPermutation of(const amp_rt_conv2d_desc &d) {
+    const amp_rt_filter_layout native =
+        d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
+    return {{d.K, d.C, d.R, d.S},
+            filterStrides(d.filter_layout, d),
+            filterStrides(native, d),
+            d.filter_layout != native};
+  }
+  Strided4 toNative() const { return copy(user, native); }
+  Strided4 toUser() const { return copy(native, user); }
+
+private:
+  Strided4 copy(const std::array<int64_t, 4> &src,
+                const std::array<int64_t, 4> &dst) const {
+    return Strided4{{sizes[0], sizes[1], sizes[2], sizes[3]},
+                    {src[0], src[1], src[2], src[3]},
+                    {dst[0], dst[1], dst[2], dst[3]}};
+  }
+};
+
+/// Where the workspace holds what: converted / permuted inputs, a temporary
+/// output when the result cannot be written in place, then cuDNN's own.
+struct StagingPlan {
+  bool stageIn[2], stageOut;
+  size_t offIn[2], offOut, offAlgo;
+
+  static StagingPlan of(const Operands &ops, amp_rt_dtype compute,
+                        amp_rt_dtype inType, amp_rt_dtype outType,
+                        bool permuteFilter) {
+    auto align = [](size_t v) { return (v + 255) & ~size_t(255); };
+    const size_t es = dtypeSize(compute);
+    StagingPlan plan;
+    size_t total = 0;
+    for (int i = 0; i < 2; ++i) {
+      plan.stageIn[i] = compute != inType || (ops.isFilter[i] && permuteFilter);
+      plan.offIn[i] = total;
+      total += plan.stageIn[i] ? align(size_t(ops.sizes[i]) * es) : 0;
+    }
+    plan.stageOut = compute != outType || (ops.isFilter[2] && permuteFilter);
+    plan.offOut = total;
+    total += plan.stageOut ? align(size_t(ops.sizes[2]) * es) : 0;
+    plan.offAlgo = total;
+    return plan;
+  }
+};
+
+/// The four descriptors of one configuration.
+struct Descriptors {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+};
+
+amp_rt_status makeDescriptors(const ConvProblem &p, cudnnDataType_t type,
+                              bool exactF32, Descriptors &out) {
+  const amp_rt_conv2d_desc &d = p.desc;
+  cudnnTensorFormat_t format =
+      d.layout == AMP_RT_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  CUDNN_CHECK(cudnnCreateTensorDescriptor(&out.x.d),
+              "cudnnCreateTensorDescriptor");
+  CUDNN_CHECK(cudnnCreateTensorDescriptor(&out.y.d),
+              "cudnnCreateTensorDescriptor");
+  CUDNN_CHECK(cudnnCreateFilterDescriptor(&out.w.d),
+              "cudnnCreateFilterDescriptor");
+  CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&out.conv.d),
+              "cudnnCreateConvolutionDescriptor");
+  CUDNN_CHECK(cudnnSetTensor4dDescriptor(out.x.d, format, type, int(d.N),
+                                         int(d.C), int(d.H), int(d.W)),
+              "cudnnSetTensor4dDescriptor(x)");
+  CUDNN_CHECK(cudnnSetTensor4dDescriptor(out.y.d, format, type, int(d.N),
+                                         int(d.K), int(p.P), int(p.Q)),
+              "cudnnSetTensor4dDescriptor(y)");
+  CUDNN_CHECK(cudnnSetFilter4dDescriptor(out.w.d, type, format, int(d.K),
+                                         int(d.C), int(d.R), int(d.S)),
+              "cudnnSetFilter4dDescriptor");
+  CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+                  out.conv.d, int(d.pad_h), int(d.pad_w), int(d.stride_h),
+                  int(d.stride_w), int(d.dil_h), int(d.dil_w),
+                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+              "cudnnSetConvolution2dDescriptor");
+  CUDNN_CHECK(cudnnSetConvolutionMathType(
+                  out.conv.d, exactF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
+              "cudnnSetConvolutionMathType");
+  return AMP_RT_SUCCESS;
+}
+
+/// The cuDNN call of `dir`; `*call` names it for the error message.
+cudnnStatus_t callConvolution(cudnnHandle_t cudnn, ConvDirection dir,
+                              const Descriptors &descs,
+                              const void *const operand[2], int algo,
+                              void *algoWs, size_t algoWsSize, float a, float b,
+                              void *result, const char **call) {
+  switch (dir) {
+  case ConvDirection::Forward:
+    *call = "cudnnConvolutionForward";
+    return cudnnConvolutionForward(cudnn, &a, descs.x.d, operand[0], descs.w.d,
+                                   operand[1], descs.conv.d,
+                                   cudnnConvolutionFwdAlgo_t(algo), algoWs,
+                                   algoWsSize, &b, descs.y.d, result);
+  case ConvDirection::BackwardData:
+    *call = "cudnnConvolutionBackwardData";
+    return cudnnConvolutionBackwardData(
+        cudnn, &a, descs.w.d, operand[1], descs.y.d, operand[0], descs.conv.d,
+        cudnnConvolutionBwdDataAlgo_t(algo), algoWs, algoWsSize, &b, descs.x.d,
+        result);
+  case ConvDirection::BackwardFilter:
+    break;
+  }
+  *call = "cudnnConvolutionBackwardFilter";
+  return cudnnConvolutionBackwardFilter(
+      cudnn, &a, descs.x.d, operand[0], descs.y.d, operand[1], descs.conv.d,
+      cudnnConvolutionBwdFilterAlgo_t(algo), algoWs, algoWsSize, &b, descs.w.d,
+      result);
+}
+
 } // namespace
 
 amp_rt_status LegacyConv::chooseAlgo(cudnnHandle_t cudnn, ConvDirection dir,
@@ -141,38 +299,10 @@ amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
                               float alpha, const void *in0, const void *in1,
                               float beta, void *out,
                               const WorkspaceFn &workspace) {
-  const amp_rt_conv2d_desc &d = p.desc;
-  const bool nhwc = d.layout == AMP_RT_NHWC;
-  const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
-                wN = d.K * d.C * d.R * d.S;
-  for (int64_t n : {xN, yN, wN, d.N, d.C, d.H, d.W, d.K, d.R, d.S, p.P, p.Q,
-                    d.pad_h, d.pad_w, d.stride_h, d.stride_w, d.dil_h, d.dil_w})
-    if (n > INT_MAX)
-      return fail(AMP_RT_ERROR_UNSUPPORTED,
-                  "cuDNN convolution: a size or tensor of more than 2^31-1 "
-                  "elements");
-  const amp_rt_filter_layout native =
-      nhwc ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
-  const bool permuteFilter = d.filter_layout != native;
-  std::array<int64_t, 4> userW = filterStrides(d.filter_layout, d),
-                         nativeW = filterStrides(native, d);
-
-  // Which operand is what: sizes (elements) and whether it is the filter.
+  AMP_RT_TRY(checkIntRange(p));
+  const Operands ops = describeOperands(dir, p);
+  const FilterPermutation filter = FilterPermutation::of(p.desc);
   const void *inputs[2] = {in0, in1};
-  bool isFilter[3] = {false, dir != ConvDirection::BackwardFilter,
-                      dir == ConvDirection::BackwardFilter};
-  int64_t sizes[3];
-  switch (dir) {
-  case ConvDirection::Forward:
-    sizes[0] = xN, sizes[1] = wN, sizes[2] = yN;
-    break;
-  case ConvDirection::BackwardData:
-    sizes[0] = yN, sizes[1] = wN, sizes[2] = xN;
-    break;
-  case ConvDirection::BackwardFilter:
-    sizes[0] = xN, sizes[1] = yN, sizes[2] = wN;
-    break;
-  }
 
   // Try the 16-bit configuration for 16-bit outputs, f32 otherwise (or when
   // cuDNN does not support the 16-bit one, e.g. some bf16 layouts). A call
@@ -187,79 +317,34 @@ amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
     attempts.push_back(AMP_RT_F32);
   amp_rt_status last = AMP_RT_SUCCESS;
   for (amp_rt_dtype compute : attempts) {
-    size_t es = dtypeSize(compute);
-    // Staging plan inside the workspace: converted / permuted inputs, a
-    // temporary output when it cannot be written in place, then cuDNN's.
-    bool stageIn[2], stageOut;
-    for (int i = 0; i < 2; ++i)
-      stageIn[i] = compute != inType || (isFilter[i] && permuteFilter);
-    stageOut = compute != outType || (isFilter[2] && permuteFilter);
-    auto align = [](size_t v) { return (v + 255) & ~size_t(255); };
-    size_t offIn[2], offOut, offAlgo, total = 0;
-    for (int i = 0; i < 2; ++i) {
-      offIn[i] = total;
-      total += stageIn[i] ? align(size_t(sizes[i]) * es) : 0;
-    }
-    offOut = total;
-    total += stageOut ? align(size_t(sizes[2]) * es) : 0;
-    offAlgo = total;
-
-    cudnnDataType_t type = cudnnType(compute);
-    cudnnTensorFormat_t format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-    TensorDesc xd, yd;
-    FilterDesc wd;
-    ConvDesc cd;
-    CUDNN_CHECK(cudnnCreateTensorDescriptor(&xd.d),
-                "cudnnCreateTensorDescriptor");
-    CUDNN_CHECK(cudnnCreateTensorDescriptor(&yd.d),
-                "cudnnCreateTensorDescriptor");
-    CUDNN_CHECK(cudnnCreateFilterDescriptor(&wd.d),
-                "cudnnCreateFilterDescriptor");
-    CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&cd.d),
-                "cudnnCreateConvolutionDescriptor");
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(xd.d, format, type, int(d.N),
-                                           int(d.C), int(d.H), int(d.W)),
-                "cudnnSetTensor4dDescriptor(x)");
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(yd.d, format, type, int(d.N),
-                                           int(d.K), int(p.P), int(p.Q)),
-                "cudnnSetTensor4dDescriptor(y)");
-    CUDNN_CHECK(cudnnSetFilter4dDescriptor(wd.d, type, format, int(d.K),
-                                           int(d.C), int(d.R), int(d.S)),
-                "cudnnSetFilter4dDescriptor");
-    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
-                    cd.d, int(d.pad_h), int(d.pad_w), int(d.stride_h),
-                    int(d.stride_w), int(d.dil_h), int(d.dil_w),
-                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                "cudnnSetConvolution2dDescriptor");
+    const size_t es = dtypeSize(compute);
+    const StagingPlan plan =
+        StagingPlan::of(ops, compute, inType, outType, filter.permute);
     const bool exactF32 = inType == AMP_RT_F32;
-    CUDNN_CHECK(cudnnSetConvolutionMathType(
-                    cd.d, exactF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
-                "cudnnSetConvolutionMathType");
+    Descriptors descs;
+    AMP_RT_TRY(makeDescriptors(p, cudnnType(compute), exactF32, descs));
     Algo algo;
-    last =
-        chooseAlgo(cudnn, dir, p, type, exactF32, xd.d, wd.d, cd.d, yd.d, algo);
+    last = chooseAlgo(cudnn, dir, p, cudnnType(compute), exactF32, descs.x.d,
+                      descs.w.d, descs.conv.d, descs.y.d, algo);
     if (last == AMP_RT_ERROR_UNSUPPORTED)
       continue;
     AMP_RT_TRY(last);
-    CUDNN_CHECK(cudnnSetConvolutionMathType(cd.d, algo.math),
+    CUDNN_CHECK(cudnnSetConvolutionMathType(descs.conv.d, algo.math),
                 "cudnnSetConvolutionMathType");
     void *base = nullptr;
-    AMP_RT_TRY(workspace(std::max<size_t>(offAlgo + algo.workspace, 1), &base));
+    AMP_RT_TRY(
+        workspace(std::max<size_t>(plan.offAlgo + algo.workspace, 1), &base));
     char *ws = static_cast<char *>(base);
 
     // Stage inputs: widen to the compute type and/or permute the filter.
     const void *operand[2];
     for (int i = 0; i < 2; ++i) {
       operand[i] = inputs[i];
-      if (!stageIn[i])
+      if (!plan.stageIn[i])
         continue;
-      void *dst = ws + offIn[i];
-      Strided4 s = contiguous(sizes[i]);
-      if (isFilter[i]) {
-        s = Strided4{{d.K, d.C, d.R, d.S},
-                     {userW[0], userW[1], userW[2], userW[3]},
-                     {nativeW[0], nativeW[1], nativeW[2], nativeW[3]}};
-      }
+      void *dst = ws + plan.offIn[i];
+      Strided4 s =
+          ops.isFilter[i] ? filter.toNative() : contiguous(ops.sizes[i]);
       if (compute == inType)
         CUDA_CHECK(cuda::launchStridedCopy(inputs[i], dst, es, s, stream));
       else
@@ -267,45 +352,22 @@ amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
                                      0.0f, stream));
       operand[i] = dst;
     }
-    void *result = stageOut ? ws + offOut : out;
-    float a = stageOut ? 1.0f : alpha, b = stageOut ? 0.0f : beta;
-    void *algoWs = algo.workspace ? ws + offAlgo : nullptr;
-    cudnnStatus_t s;
+    void *result = plan.stageOut ? ws + plan.offOut : out;
+    const float a = plan.stageOut ? 1.0f : alpha;
+    const float b = plan.stageOut ? 0.0f : beta;
+    void *algoWs = algo.workspace ? ws + plan.offAlgo : nullptr;
     const char *call;
-    switch (dir) {
-    case ConvDirection::Forward:
-      call = "cudnnConvolutionForward";
-      s = cudnnConvolutionForward(cudnn, &a, xd.d, operand[0], wd.d, operand[1],
-                                  cd.d, cudnnConvolutionFwdAlgo_t(algo.algo),
-                                  algoWs, algo.workspace, &b, yd.d, result);
-      break;
-    case ConvDirection::BackwardData:
-      call = "cudnnConvolutionBackwardData";
-      s = cudnnConvolutionBackwardData(
-          cudnn, &a, wd.d, operand[1], yd.d, operand[0], cd.d,
-          cudnnConvolutionBwdDataAlgo_t(algo.algo), algoWs, algo.workspace, &b,
-          xd.d, result);
-      break;
-    default:
-      call = "cudnnConvolutionBackwardFilter";
-      s = cudnnConvolutionBackwardFilter(
-          cudnn, &a, xd.d, operand[0], yd.d, operand[1], cd.d,
-          cudnnConvolutionBwdFilterAlgo_t(algo.algo), algoWs, algo.workspace,
-          &b, wd.d, result);
-      break;
-    }
+    cudnnStatus_t s =
+        callConvolution(cudnn, dir, descs, operand, algo.algo, algoWs,
+                        algo.workspace, a, b, result, &call);
     if (s == CUDNN_STATUS_NOT_SUPPORTED && compute != AMP_RT_F32) {
       last = cudnnFailure(call, s);
       continue;
     }
     CUDNN_CHECK(s, call);
-    if (stageOut) {
+    if (plan.stageOut) {
       // out = alpha * result + beta * out, narrowing and/or un-permuting.
-      Strided4 o = contiguous(sizes[2]);
-      if (isFilter[2])
-        o = Strided4{{d.K, d.C, d.R, d.S},
-                     {nativeW[0], nativeW[1], nativeW[2], nativeW[3]},
-                     {userW[0], userW[1], userW[2], userW[3]}};
+      Strided4 o = ops.isFilter[2] ? filter.toUser() : contiguous(ops.sizes[2]);
       CUDA_CHECK(cuda::launchAxpby(result, compute, out, outType, o, alpha,
                                    beta, stream));
     }
