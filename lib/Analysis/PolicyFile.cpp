@@ -146,41 +146,57 @@ static LogicalResult parseContractionItem(
   return success();
 }
 
-LogicalResult PrecisionPolicy::loadFile(
-    StringRef path, std::string &error,
-    function_ref<std::optional<std::string>(StringRef)> checkKey) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    error = ("cannot read policy file '" + path +
-             "': " + buffer.getError().message())
-                .str();
-    return failure();
-  }
-  llvm::SourceMgr sourceMgr;
-  llvm::raw_string_ostream os(error);
-  // The YAML parser reports through the SourceMgr; keep its file:line:col.
-  sourceMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &diag, void *context) {
-        auto &out = *static_cast<llvm::raw_string_ostream *>(context);
-        diag.print(/*ProgName=*/nullptr, out, /*ShowColors=*/false,
-                   /*ShowKindLabel=*/true);
-      },
-      &os);
-  unsigned bufferId =
-      sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  llvm::yaml::Stream stream(
-      sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef(), sourceMgr);
+namespace {
 
-  auto fail = [&](llvm::yaml::Node *node, const Twine &message) {
+/// The entries of one policy file, parsed from its YAML (JSON is YAML) with
+/// errors at file:line:col. An op named under two classes is an error.
+class PolicyFileParser {
+public:
+  using CheckKey = function_ref<std::optional<std::string>(StringRef)>;
+
+  PolicyFileParser(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                   std::string &error, CheckKey checkKey)
+      : os(error), checkKey(checkKey) {
+    // The YAML parser reports through the SourceMgr; keep its file:line:col.
+    sourceMgr.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *context) {
+          auto &out = *static_cast<llvm::raw_string_ostream *>(context);
+          diag.print(/*ProgName=*/nullptr, out, /*ShowColors=*/false,
+                     /*ShowKindLabel=*/true);
+        },
+        &os);
+    bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  }
+
+  /// Parses every document; false on the first error (in `error`).
+  LogicalResult parse();
+
+  /// The ops in the order the file names them, with their classes.
+  SmallVector<std::string> order;
+  llvm::StringMap<std::pair<PrecisionClass, llvm::yaml::Node *>> entries;
+  llvm::StringMap<ContractionSpec> contractions;
+
+private:
+  LogicalResult fail(llvm::yaml::Node *node, const Twine &message) {
     sourceMgr.PrintMessage(os, node->getSourceRange().Start,
                            llvm::SourceMgr::DK_Error, message);
     return failure();
-  };
+  }
+  LogicalResult parseClass(llvm::yaml::KeyValueNode &kv);
+  LogicalResult parseItem(llvm::yaml::Node &item, PrecisionClass cls,
+                          bool isContraction);
 
-  // Entries of this file; an op named under two classes is an error.
-  llvm::StringMap<std::pair<PrecisionClass, llvm::yaml::Node *>> fileEntries;
-  llvm::StringMap<ContractionSpec> fileContractions;
-  SmallVector<std::string> order;
+  llvm::SourceMgr sourceMgr;
+  llvm::raw_string_ostream os;
+  CheckKey checkKey;
+  unsigned bufferId = 0;
+};
+
+} // namespace
+
+LogicalResult PolicyFileParser::parse() {
+  llvm::yaml::Stream stream(
+      sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef(), sourceMgr);
   for (llvm::yaml::Document &doc : stream) {
     llvm::yaml::Node *root = doc.getRoot();
     if (!root || isa<llvm::yaml::NullNode>(root))
@@ -189,67 +205,94 @@ LogicalResult PrecisionPolicy::loadFile(
     if (!map)
       return fail(root, "policy file must be a mapping from class names "
                         "(allow, infer, clear, deny, unlisted) to op lists");
-    for (llvm::yaml::KeyValueNode &kv : *map) {
-      auto *keyNode = dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey());
-      if (!keyNode)
-        return fail(kv.getKey(), "expected a class name");
-      SmallString<16> keyStorage;
-      StringRef className = keyNode->getValue(keyStorage);
-      bool isContraction = className == "contraction";
-      std::optional<PrecisionClass> cls =
-          isContraction ? PrecisionClass::Allow
-                        : symbolizePrecisionClass(className);
-      if (!cls)
-        return fail(keyNode, "unknown class '" + className +
-                                 "' (expected allow, infer, clear, deny, "
-                                 "unlisted or contraction)");
-      auto *list = dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
-      if (!list)
-        return fail(kv.getValue() ? kv.getValue() : keyNode,
-                    "expected a list of op names for '" + className + "'");
-      for (llvm::yaml::Node &item : *list) {
-        auto *scalar = dyn_cast<llvm::yaml::ScalarNode>(&item);
-        ContractionSpec spec;
-        if (isContraction && !scalar) {
-          if (failed(parseContractionItem(&item, scalar, spec, fail)))
-            return failure();
-        }
-        if (!scalar)
-          return fail(&item, "expected an op name");
-        SmallString<32> storage;
-        std::string opName = scalar->getValue(storage).str();
-        if (opName.empty())
-          return fail(&item, "empty op name");
-        if (isContraction &&
-            StringRef(opName).find_first_of(":*") != StringRef::npos)
-          return fail(&item, "a contraction is an op name, not a pattern");
-        if (checkKey)
-          if (std::optional<std::string> message = checkKey(opName))
-            return fail(&item, *message);
-        auto [it, inserted] = fileEntries.try_emplace(opName, *cls, &item);
-        if (!inserted && it->second.first != *cls)
-          return fail(&item, "op '" + opName + "' is listed as both " +
-                                 stringifyPrecisionClass(it->second.first) +
-                                 " and " + stringifyPrecisionClass(*cls));
-        if (inserted)
-          order.push_back(opName);
-        if (isContraction)
-          fileContractions[opName] = std::move(spec);
-      }
-    }
+    for (llvm::yaml::KeyValueNode &kv : *map)
+      if (failed(parseClass(kv)))
+        return failure();
   }
-  if (stream.failed()) {
+  return failure(stream.failed());
+}
+
+/// One `class: [ops]` entry; `contraction: [...]` lists allow ops with their
+/// accumulator operands.
+LogicalResult PolicyFileParser::parseClass(llvm::yaml::KeyValueNode &kv) {
+  auto *keyNode = dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey());
+  if (!keyNode)
+    return fail(kv.getKey(), "expected a class name");
+  SmallString<16> keyStorage;
+  StringRef className = keyNode->getValue(keyStorage);
+  bool isContraction = className == "contraction";
+  std::optional<PrecisionClass> cls = isContraction
+                                          ? PrecisionClass::Allow
+                                          : symbolizePrecisionClass(className);
+  if (!cls)
+    return fail(keyNode, "unknown class '" + className +
+                             "' (expected allow, infer, clear, deny, "
+                             "unlisted or contraction)");
+  auto *list = dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
+  if (!list)
+    return fail(kv.getValue() ? kv.getValue() : keyNode,
+                "expected a list of op names for '" + className + "'");
+  for (llvm::yaml::Node &item : *list)
+    if (failed(parseItem(item, *cls, isContraction)))
+      return failure();
+  return success();
+}
+
+LogicalResult PolicyFileParser::parseItem(llvm::yaml::Node &item,
+                                          PrecisionClass cls,
+                                          bool isContraction) {
+  auto *scalar = dyn_cast<llvm::yaml::ScalarNode>(&item);
+  ContractionSpec spec;
+  if (isContraction && !scalar &&
+      failed(parseContractionItem(
+          &item, scalar, spec,
+          [&](llvm::yaml::Node *node, const Twine &message) {
+            return fail(node, message);
+          })))
+    return failure();
+  if (!scalar)
+    return fail(&item, "expected an op name");
+  SmallString<32> storage;
+  std::string opName = scalar->getValue(storage).str();
+  if (opName.empty())
+    return fail(&item, "empty op name");
+  if (isContraction && StringRef(opName).find_first_of(":*") != StringRef::npos)
+    return fail(&item, "a contraction is an op name, not a pattern");
+  if (checkKey)
+    if (std::optional<std::string> message = checkKey(opName))
+      return fail(&item, *message);
+  auto [it, inserted] = entries.try_emplace(opName, cls, &item);
+  if (!inserted && it->second.first != cls)
+    return fail(&item, "op '" + opName + "' is listed as both " +
+                           stringifyPrecisionClass(it->second.first) + " and " +
+                           stringifyPrecisionClass(cls));
+  if (inserted)
+    order.push_back(opName);
+  if (isContraction)
+    contractions[opName] = std::move(spec);
+  return success();
+}
+
+LogicalResult PrecisionPolicy::loadFile(StringRef path, std::string &error,
+                                        PolicyFileParser::CheckKey checkKey) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error = ("cannot read policy file '" + path +
+             "': " + buffer.getError().message())
+                .str();
+    return failure();
+  }
+  PolicyFileParser parser(std::move(*buffer), error, checkKey);
+  if (failed(parser.parse())) {
     if (error.empty())
       error = ("cannot parse policy file '" + path + "'").str();
     return failure();
   }
   std::string source = ("policy file " + llvm::sys::path::filename(path)).str();
-  for (const std::string &opName : order) {
-    PrecisionClass cls = fileEntries[opName].first;
-    // An explicit `unlisted` entry still shadows wildcards and the interface.
-    set(opName, cls, source);
-  }
-  for (auto &entry : fileContractions)
+  // An explicit `unlisted` entry still shadows wildcards and the interface.
+  for (const std::string &opName : parser.order)
+    set(opName, parser.entries[opName].first, source);
+  for (auto &entry : parser.contractions)
     contractions[entry.getKey()] = std::move(entry.getValue());
   return success();
 }
