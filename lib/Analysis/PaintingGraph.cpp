@@ -494,80 +494,13 @@ void PrecisionPainting::buildOpNodes(Region &region) {
           buildOpNodes(nested);
         continue;
       }
-      if (op.hasTrait<OpTrait::IsTerminator>())
-        continue;
-      bool isCall = isa<CallOpInterface>(op);
-      // Calls to specialisable functions only forward values.
-      if (isCall &&
-          llvm::all_of(op.getOpOperands(),
-                       [&](OpOperand &o) { return groupOf.count(&o); }) &&
-          llvm::all_of(op.getResults(), [&](Value v) {
-            return groupOf.count(v.getAsOpaquePointer());
-          }))
+      if (op.hasTrait<OpTrait::IsTerminator>() || onlyForwardsValues(op))
         continue;
       bool touchesF32 = llvm::any_of(op.getOperandTypes(), isF32Like) ||
                         llvm::any_of(op.getResultTypes(), isF32Like);
       if (!touchesF32)
         continue;
-      Node node;
-      node.op = &op;
-      if (isCall) {
-        // Any other call keeps the callee's signature, whatever the policy
-        // says: a declaration cannot follow, and a callee with a body is
-        // specialised only when all its uses are calls (buildGroups).
-        node.classification = policy.classify(&op);
-        node.fixed = true;
-        node.why = Node::Why::Call;
-      } else if (llvm::any_of(op.getOperandTypes(), isUnrankedF32) ||
-                 llvm::any_of(op.getResultTypes(), isUnrankedF32)) {
-        node.classification = policy.classify(&op);
-        node.fixed = true;
-        node.why = Node::Why::Unranked;
-      } else if (isSource(&op)) {
-        node.classification = {PrecisionClass::Clear, "source"};
-        node.fixed = true;
-        node.source = true;
-        node.why = Node::Why::Source;
-      } else {
-        node.classification = policy.classify(&op);
-        PrecisionClass cls = node.classification.cls;
-        if (cls == PrecisionClass::Unlisted) {
-          node.fixed = true;
-          node.why = Node::Why::Unlisted;
-        } else if (options.level == AmpLevel::TensorCoresOnly &&
-                   cls != PrecisionClass::Allow) {
-          node.fixed = true;
-          node.why = Node::Why::LevelLimit;
-        }
-        node.interfaceRoles =
-            (cls == PrecisionClass::Allow &&
-             (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op) ||
-              node.classification.contraction));
-        if (!node.interfaceRoles && accumulatesInF32(&op, cls))
-          node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
-        else if (options.castEconomy && cls == PrecisionClass::Infer)
-          node.broadcastInputs = findBroadcastInputs(&op);
-        // A slice of an f32 accumulator (amp-pad-for-tensor-cores slices
-        // padded results back) stays f32 and lets its users see the
-        // accumulator: the painting of `matmul -> users` and of
-        // `padded matmul -> slice -> users` must be the same.
-        if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
-            slice && !node.fixed) {
-          // (A slice of such a slice too: the pad's slice of a sliced
-          // result.)
-          auto source =
-              dyn_cast<OpResult>(throughPassThrough(slice.getSource()));
-          auto it = source ? opNodes.find(source.getOwner()) : opNodes.end();
-          if (it != opNodes.end() &&
-              resultRole(nodes[it->second], source.getResultNumber()) ==
-                  SlotRole::Accumulator) {
-            node.fixed = true;
-            node.passThrough = true;
-            node.why = Node::Why::AccumulatorSlice;
-            node.related = it->second;
-          }
-        }
-      }
+      Node node = classifyOpNode(op);
       // The other side of a padded contraction: a tensor.pad only read as
       // an f32 accumulator (the padded `outs`) stays f32, as the value it
       // pads went straight into the accumulator before padding.
@@ -583,6 +516,84 @@ void PrecisionPainting::buildOpNodes(Region &region) {
       node.dead = deadOps.contains(&op);
       opNodes[&op] = addNode(std::move(node));
     }
+}
+
+bool PrecisionPainting::onlyForwardsValues(Operation &op) const {
+  // Calls to specialisable functions only forward values.
+  return isa<CallOpInterface>(op) &&
+         llvm::all_of(op.getOpOperands(),
+                      [&](OpOperand &o) { return groupOf.count(&o); }) &&
+         llvm::all_of(op.getResults(), [&](Value v) {
+           return groupOf.count(v.getAsOpaquePointer());
+         });
+}
+
+PrecisionPainting::Node PrecisionPainting::classifyOpNode(Operation &op) {
+  Node node;
+  node.op = &op;
+  if (isa<CallOpInterface>(op)) {
+    // Any other call keeps the callee's signature, whatever the policy
+    // says: a declaration cannot follow, and a callee with a body is
+    // specialised only when all its uses are calls (buildGroups).
+    node.classification = policy.classify(&op);
+    node.fixed = true;
+    node.why = Node::Why::Call;
+    return node;
+  }
+  if (llvm::any_of(op.getOperandTypes(), isUnrankedF32) ||
+      llvm::any_of(op.getResultTypes(), isUnrankedF32)) {
+    node.classification = policy.classify(&op);
+    node.fixed = true;
+    node.why = Node::Why::Unranked;
+    return node;
+  }
+  if (isSource(&op)) {
+    node.classification = {PrecisionClass::Clear, "source"};
+    node.fixed = true;
+    node.source = true;
+    node.why = Node::Why::Source;
+    return node;
+  }
+  node.classification = policy.classify(&op);
+  PrecisionClass cls = node.classification.cls;
+  if (cls == PrecisionClass::Unlisted) {
+    node.fixed = true;
+    node.why = Node::Why::Unlisted;
+  } else if (options.level == AmpLevel::TensorCoresOnly &&
+             cls != PrecisionClass::Allow) {
+    node.fixed = true;
+    node.why = Node::Why::LevelLimit;
+  }
+  node.interfaceRoles =
+      (cls == PrecisionClass::Allow &&
+       (isa<AmpPrecisionOpInterface>(op) || hasAccumulatorResults(&op) ||
+        node.classification.contraction));
+  if (!node.interfaceRoles && accumulatesInF32(&op, cls))
+    node.firstAccumulator = cast<linalg::LinalgOp>(op).getNumDpsInputs();
+  else if (options.castEconomy && cls == PrecisionClass::Infer)
+    node.broadcastInputs = findBroadcastInputs(&op);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op); slice && !node.fixed)
+    markAccumulatorSlice(node, slice);
+  return node;
+}
+
+void PrecisionPainting::markAccumulatorSlice(Node &node,
+                                             tensor::ExtractSliceOp slice) {
+  // A slice of an f32 accumulator (amp-pad-for-tensor-cores slices padded
+  // results back) stays f32 and lets its users see the accumulator: the
+  // painting of `matmul -> users` and of `padded matmul -> slice -> users`
+  // must be the same. (A slice of such a slice too: the pad's slice of a
+  // sliced result.)
+  auto source = dyn_cast<OpResult>(throughPassThrough(slice.getSource()));
+  auto it = source ? opNodes.find(source.getOwner()) : opNodes.end();
+  if (it == opNodes.end() ||
+      resultRole(nodes[it->second], source.getResultNumber()) !=
+          SlotRole::Accumulator)
+    return;
+  node.fixed = true;
+  node.passThrough = true;
+  node.why = Node::Why::AccumulatorSlice;
+  node.related = it->second;
 }
 
 std::optional<unsigned> PrecisionPainting::producerNode(Value value) const {

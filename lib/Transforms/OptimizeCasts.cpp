@@ -495,11 +495,18 @@ void CastOptimizer::fuseTruncationsIntoProducers(Operation *root) {
         !result.hasOneUse())
       return;
     auto generic = dyn_cast<linalg::GenericOp>(result.getOwner());
-    if (!generic || !generic.hasPureTensorSemantics() ||
-        !generic
-             .getMatchingBlockArgument(
-                 generic.getDpsInitOperand(result.getResultNumber()))
-             .use_empty())
+    if (!generic || !generic.hasPureTensorSemantics())
+      return;
+    OpOperand *init = generic.getDpsInitOperand(result.getResultNumber());
+    if (!generic.getMatchingBlockArgument(init).use_empty())
+      return;
+    // The init only gives the shape. If it is computed for nothing else,
+    // replacing it would leave that computation dead (and a second run,
+    // which erases dead ops first, would differ): only an empty tensor or a
+    // value used elsewhere.
+    Value initValue = init->get();
+    if (!initValue.getDefiningOp<tensor::EmptyOp>() &&
+        !isa<BlockArgument>(initValue) && initValue.hasOneUse())
       return;
     candidates.push_back(trunc);
   });

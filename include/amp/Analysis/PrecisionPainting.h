@@ -38,6 +38,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir::tensor {
+class ExtractSliceOp;
+} // namespace mlir::tensor
+
 namespace mlir::amp {
 
 /// What an f32 operand or result of a painted op does.
@@ -166,6 +170,11 @@ private:
   void tieSpecializableCalls(ModuleOp module, GroupClasses &groups);
   void addGroupNodes(GroupClasses &groups);
   void buildOpNodes(Region &region);
+  /// A call whose operands and results all belong to carried groups.
+  bool onlyForwardsValues(Operation &op) const;
+  /// The node of `op`: its class, and whether and why it is fixed f32.
+  Node classifyOpNode(Operation &op);
+  void markAccumulatorSlice(Node &node, tensor::ExtractSliceOp slice);
   void buildEdges();
   /// The painting, TensorFlow's algorithm in named steps; each returns or
   /// extends the nodes the next starts from.
