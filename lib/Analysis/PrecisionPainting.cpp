@@ -167,61 +167,7 @@ void PrecisionPainting::economizeClearComponents() {
             stack.push_back(next);
           }
     }
-    auto inside = [&](std::optional<unsigned> id) {
-      return id && inComponent.contains(*id);
-    };
-
-    int64_t costLow = 0, costF32 = 0;
-    llvm::SmallDenseSet<Value> inputsSeen;
-    // A cast of an input is paid only if no consumer outside the component
-    // needs it anyway: casts are placed once per value and type.
-    auto input = [&](Value value) {
-      if (inside(producerNode(value)) || !inputsSeen.insert(value).second)
-        return;
-      bool low = producesLow(value);
-      for (OpOperand &use : value.getUses())
-        if (!isDeadUse(use) && !inside(consumerNode(use)) &&
-            wantsLow(use) != low)
-          return;
-      (low ? costF32 : costLow) += 6 * numElements(value.getType());
-    };
-    auto output = [&](Value value, bool traffic) {
-      int64_t elements = numElements(value.getType());
-      bool toLow = false, toF32 = false;
-      for (OpOperand &use : value.getUses()) {
-        // Dead users follow whatever the component becomes.
-        if (isDeadUse(use) || inside(consumerNode(use)))
-          continue;
-        (wantsLow(use) ? toLow : toF32) = true;
-      }
-      costLow += toF32 ? 6 * elements : 0;
-      costF32 += toLow ? 6 * elements : 0;
-      if (traffic) {
-        costLow += 2 * elements;
-        costF32 += 4 * elements;
-      }
-    };
-    for (unsigned id : component) {
-      const Node &node = nodes[id];
-      if (node.op) {
-        for (OpOperand &operand : node.op->getOpOperands())
-          if (operandRole(node, operand.getOperandNumber()) ==
-                  SlotRole::Painted &&
-              !isExtensionOf16Bit(operand.get())) {
-            input(operand.get());
-            costLow += 2 * numElements(operand.get().getType());
-            costF32 += 4 * numElements(operand.get().getType());
-          }
-        for (Value result : node.op->getResults())
-          if (isF32Like(result.getType()))
-            output(result, /*traffic=*/true);
-      } else {
-        for (OpOperand *operand : node.forwarded)
-          input(operand->get());
-        for (Value member : node.members)
-          output(member, /*traffic=*/false);
-      }
-    }
+    auto [costLow, costF32] = componentCosts(component, inComponent);
     if (costF32 >= costLow)
       continue;
     for (unsigned id : component) {
@@ -231,6 +177,64 @@ void PrecisionPainting::economizeClearComponents() {
       nodes[id].costF32 = costF32;
     }
   }
+}
+
+std::pair<int64_t, int64_t> PrecisionPainting::componentCosts(
+    ArrayRef<unsigned> component,
+    const llvm::SmallDenseSet<unsigned> &inComponent) const {
+  auto inside = [&](std::optional<unsigned> id) {
+    return id && inComponent.contains(*id);
+  };
+  int64_t costLow = 0, costF32 = 0;
+  llvm::SmallDenseSet<Value> inputsSeen;
+  // A cast of an input is paid only if no consumer outside the component
+  // needs it anyway: casts are placed once per value and type.
+  auto input = [&](Value value) {
+    if (inside(producerNode(value)) || !inputsSeen.insert(value).second)
+      return;
+    bool low = producesLow(value);
+    for (OpOperand &use : value.getUses())
+      if (!isDeadUse(use) && !inside(consumerNode(use)) && wantsLow(use) != low)
+        return;
+    (low ? costF32 : costLow) += 6 * numElements(value.getType());
+  };
+  auto output = [&](Value value, bool traffic) {
+    int64_t elements = numElements(value.getType());
+    bool toLow = false, toF32 = false;
+    for (OpOperand &use : value.getUses()) {
+      // Dead users follow whatever the component becomes.
+      if (isDeadUse(use) || inside(consumerNode(use)))
+        continue;
+      (wantsLow(use) ? toLow : toF32) = true;
+    }
+    costLow += toF32 ? 6 * elements : 0;
+    costF32 += toLow ? 6 * elements : 0;
+    if (traffic) {
+      costLow += 2 * elements;
+      costF32 += 4 * elements;
+    }
+  };
+  for (unsigned id : component) {
+    const Node &node = nodes[id];
+    if (!node.op) {
+      for (OpOperand *operand : node.forwarded)
+        input(operand->get());
+      for (Value member : node.members)
+        output(member, /*traffic=*/false);
+      continue;
+    }
+    for (OpOperand &operand : node.op->getOpOperands())
+      if (operandRole(node, operand.getOperandNumber()) == SlotRole::Painted &&
+          !isExtensionOf16Bit(operand.get())) {
+        input(operand.get());
+        costLow += 2 * numElements(operand.get().getType());
+        costF32 += 4 * numElements(operand.get().getType());
+      }
+    for (Value result : node.op->getResults())
+      if (isF32Like(result.getType()))
+        output(result, /*traffic=*/true);
+  }
+  return {costLow, costF32};
 }
 
 /// Whether a float value of the constant `op` is finite but not finite

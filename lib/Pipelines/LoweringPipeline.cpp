@@ -142,68 +142,81 @@ struct ApproximateMathPass
 
 } // namespace
 
-void mlir::amp::buildAmpLowerToLLVMPipeline(
-    OpPassManager &pm, const AmpLowerToLLVMOptions &options) {
-  bool fast = options.fast;
-  bool runtime = options.runtime || fast;
-  // fast implies parallel unless threads=1 asks for serial loops.
-  bool parallel = options.parallel || (fast && options.threads != 1);
+namespace {
 
-  // Tensors. arith / math ops on whole tensors (AMP's casts) become
-  // linalg.generic; the fast variant then fuses chains of elementwise
-  // generics into one loop nest, so that no buffer is allocated between
-  // them, folds splat constants into the bodies, and lets contractions read
-  // transposed operands in place.
+/// What the lowering's options switch on, resolved once.
+struct LoweringStages {
+  bool fast, runtime, parallel, donateState;
+  unsigned threads;
+
+  explicit LoweringStages(const AmpLowerToLLVMOptions &options)
+      : fast(options.fast), runtime(options.runtime || options.fast),
+        // fast implies parallel unless threads=1 asks for serial loops.
+        parallel(options.parallel || (options.fast && options.threads != 1)),
+        donateState(options.donateState), threads(options.threads) {}
+};
+
+} // namespace
+
+/// Tensors. arith / math ops on whole tensors (AMP's casts) become
+/// linalg.generic; the fast variant then fuses chains of elementwise
+/// generics into one loop nest, so that no buffer is allocated between
+/// them, folds splat constants into the bodies, and lets contractions read
+/// transposed operands in place.
+static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   pm.addPass(createConvertElementwiseToLinalgPass());
-  if (fast) {
+  if (on.fast) {
     pm.addPass(createFuseElementwisePass());
     pm.addPass(createFoldTransposesIntoContractionsPass());
     // No CSE here: it would merge the equal `linalg.fill`s that initialize
     // two contractions, and bufferization would then copy the shared one.
     pm.addPass(createCanonicalizerPass());
-  }
-  if (fast)
     pm.addPass(createPrepareDestinationsPass());
-  if (options.donateState)
+  }
+  if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
   // parallel: every big loop nest that stays becomes one chunk per thread.
-  if (parallel) {
+  if (on.parallel) {
     TileForThreadsPassOptions tile;
-    tile.numThreads = options.threads;
+    tile.numThreads = on.threads;
     pm.addPass(createTileForThreadsPass(tile));
   }
+}
 
-  // Buffers.
+/// Buffers, and the contractions on them to libamp_rt.
+static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  if (runtime) {
+  if (on.runtime) {
     LowerToRuntimePassOptions lowerOptions;
-    lowerOptions.includeF32 = fast;
+    lowerOptions.includeF32 = on.fast;
     pm.addPass(createLowerToRuntimePass(lowerOptions));
   }
   // parallel: bufferizing a chunk's tensor.parallel_insert_slice copies the
   // chunk onto itself (two equal subviews), and so does a slice insertion
   // of amp-prepare-destinations (fast); CSE makes them one value and the
   // canonicalizer then drops the self-copy.
-  if (parallel || fast)
+  if (on.parallel || on.fast)
     pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
-  if (options.donateState)
+  if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createReturnDonatedBuffersPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
 
-  // Loops. parallel: the chunks of amp-tile-for-threads become OpenMP
-  // work-sharing loops; the linalg ops inside each chunk stay serial loop
-  // nests. expand-strided-metadata emits affine.apply for the offsets and
-  // sizes of subviews and reshapes, so it runs before lower-affine.
-  if (parallel)
+/// Loops. parallel: the chunks of amp-tile-for-threads become OpenMP
+/// work-sharing loops; the linalg ops inside each chunk stay serial loop
+/// nests. expand-strided-metadata emits affine.apply for the offsets and
+/// sizes of subviews and reshapes, so it runs before lower-affine.
+static void addLoopStages(OpPassManager &pm, const LoweringStages &on) {
+  if (on.parallel)
     pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertLinalgToLoopsPass());
-  if (parallel) {
+  if (on.parallel) {
     pm.addPass(createConvertSCFToOpenMPPass());
     // Inlines the memref.alloca_scope that wraps each work-sharing loop's
     // body (nothing is alloca'd in it): an alloca_scope must stay one block,
@@ -212,14 +225,15 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
   }
   // fast: full-width vectors on the innermost loops (convert-scf-to-cf
   // keeps the hint on the back edge).
-  if (fast)
+  if (on.fast)
     pm.addPass(createAnnotateVectorLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+}
 
-  // LLVM.
-  if (fast)
+static void addLLVMStages(OpPassManager &pm, const LoweringStages &on) {
+  if (on.fast)
     pm.addPass(createApproximateMathPass());
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -228,10 +242,19 @@ void mlir::amp::buildAmpLowerToLLVMPipeline(
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
-  if (parallel)
+  if (on.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::amp::buildAmpLowerToLLVMPipeline(
+    OpPassManager &pm, const AmpLowerToLLVMOptions &options) {
+  LoweringStages on(options);
+  addTensorStages(pm, on);
+  addBufferStages(pm, on);
+  addLoopStages(pm, on);
+  addLLVMStages(pm, on);
 }
 
 void mlir::amp::registerAmpLoweringPipelines() {

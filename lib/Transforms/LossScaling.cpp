@@ -52,6 +52,11 @@ struct LossScalingPass
 
 private:
   LogicalResult checkStep(Operation *function, StepMarkers &markers);
+  /// With skip-on-overflow, updates are guarded after the last gradient.
+  static LogicalResult checkUpdatesFollowGradients(func::FuncOp func,
+                                                   StepMarkers &markers);
+  /// state=args changes the signature: no caller in the module may exist.
+  LogicalResult checkNoCallers(func::FuncOp func);
   void scaleStep(func::FuncOp func, StepMarkers &markers);
 
   ScalingMode modeValue = ScalingMode::Dynamic;
@@ -139,62 +144,72 @@ LogicalResult LossScalingPass::checkStep(Operation *function,
              << ", not in a nested region: every gradient feeds the "
                 "step's all-finite check";
 
+  if (skipOnOverflow && failed(checkUpdatesFollowGradients(func, markers)))
+    return failure();
+  if (stateValue == StateKind::Args)
+    return checkNoCallers(func);
+  return success();
+}
+
+LogicalResult
+LossScalingPass::checkUpdatesFollowGradients(func::FuncOp func,
+                                             StepMarkers &markers) {
   // Updates are guarded once every gradient is known: an update placed
   // before the last gradient is moved after it, which needs its uses to be
   // after it too.
-  if (skipOnOverflow && !markers.grads.empty()) {
-    Operation *lastGrad = markers.grads.front();
-    for (ParamGradOp grad : markers.grads)
-      if (lastGrad->isBeforeInBlock(grad))
-        lastGrad = grad;
-    for (StateUpdateOp update : markers.updates) {
-      Operation *ancestor = body.findAncestorOpInBlock(*update);
-      if (lastGrad->isBeforeInBlock(ancestor))
-        continue;
-      if (ancestor != update.getOperation()) {
-        InFlightDiagnostic diag =
-            update.emitError()
-            << "amp-loss-scaling: amp.state_update in a nested region must "
-               "come after the last amp.param_grad of the function: the "
-               "update is skipped on overflow of any gradient";
-        diag.attachNote(lastGrad->getLoc()) << "the last amp.param_grad";
-        return diag;
-      }
-      for (Operation *user : update->getUsers()) {
-        Operation *userAncestor = body.findAncestorOpInBlock(*user);
-        if (lastGrad->isBeforeInBlock(userAncestor))
-          continue;
-        InFlightDiagnostic diag =
-            update.emitError()
-            << "amp-loss-scaling: the result of this amp.state_update is "
-               "used before the last amp.param_grad of the function; the "
-               "update can only be skipped once every gradient is known";
-        diag.attachNote(user->getLoc()) << "used here";
-        diag.attachNote(lastGrad->getLoc()) << "the last amp.param_grad";
-        return diag;
-      }
-    }
-  }
-
-  // Appending the scale state changes the signature, which callers in the
-  // module could not follow.
-  if (stateValue == StateKind::Args) {
-    ModuleOp module = getOperation();
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (uses && !uses->empty()) {
+  if (markers.grads.empty())
+    return success();
+  Block &body = func.getBody().front();
+  Operation *lastGrad = markers.grads.front();
+  for (ParamGradOp grad : markers.grads)
+    if (lastGrad->isBeforeInBlock(grad))
+      lastGrad = grad;
+  for (StateUpdateOp update : markers.updates) {
+    Operation *ancestor = body.findAncestorOpInBlock(*update);
+    if (lastGrad->isBeforeInBlock(ancestor))
+      continue;
+    if (ancestor != update.getOperation()) {
       InFlightDiagnostic diag =
-          func.emitError()
-          << "amp-loss-scaling{state=args}: training step @" << func.getName()
-          << " gets loss-scale arguments and results, but it is referenced "
-             "in the module; call it from outside the module or use "
-             "state=globals";
-      for (const SymbolTable::SymbolUse &use : *uses)
-        diag.attachNote(use.getUser()->getLoc()) << "referenced here";
+          update.emitError()
+          << "amp-loss-scaling: amp.state_update in a nested region must "
+             "come after the last amp.param_grad of the function: the "
+             "update is skipped on overflow of any gradient";
+      diag.attachNote(lastGrad->getLoc()) << "the last amp.param_grad";
+      return diag;
+    }
+    for (Operation *user : update->getUsers()) {
+      Operation *userAncestor = body.findAncestorOpInBlock(*user);
+      if (lastGrad->isBeforeInBlock(userAncestor))
+        continue;
+      InFlightDiagnostic diag =
+          update.emitError()
+          << "amp-loss-scaling: the result of this amp.state_update is "
+             "used before the last amp.param_grad of the function; the "
+             "update can only be skipped once every gradient is known";
+      diag.attachNote(user->getLoc()) << "used here";
+      diag.attachNote(lastGrad->getLoc()) << "the last amp.param_grad";
       return diag;
     }
   }
   return success();
+}
+
+LogicalResult LossScalingPass::checkNoCallers(func::FuncOp func) {
+  // Appending the scale state changes the signature, which callers in the
+  // module could not follow.
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, getOperation());
+  if (!uses || uses->empty())
+    return success();
+  InFlightDiagnostic diag =
+      func.emitError()
+      << "amp-loss-scaling{state=args}: training step @" << func.getName()
+      << " gets loss-scale arguments and results, but it is referenced "
+         "in the module; call it from outside the module or use "
+         "state=globals";
+  for (const SymbolTable::SymbolUse &use : *uses)
+    diag.attachNote(use.getUser()->getLoc()) << "referenced here";
+  return diag;
 }
 
 void LossScalingPass::scaleStep(func::FuncOp func, StepMarkers &markers) {

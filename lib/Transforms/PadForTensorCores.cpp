@@ -137,6 +137,11 @@ private:
   /// Decides what to do with `op`; returns the plan if it is to be padded
   /// (counting and remarking the other outcomes).
   std::optional<PadPlan> plan(linalg::LinalgOp op);
+  /// The multiple the op's inputs align to on Tensor Cores, if any.
+  std::optional<int64_t> alignmentOf(linalg::LinalgOp op) const;
+  /// Fills the static sizes of the dimensions to pad and their padded
+  /// sizes; fails (with a remark for a dynamic one) if one is not static.
+  LogicalResult planSizes(linalg::LinalgOp op, int64_t align, PadPlan &result);
   void pad(linalg::LinalgOp op, const PadPlan &plan);
 
   uint64_t padded = 0, aligned = 0, skippedCost = 0, skippedDynamic = 0;
@@ -144,21 +149,63 @@ private:
 
 } // namespace
 
+std::optional<int64_t>
+PadForTensorCoresPass::alignmentOf(linalg::LinalgOp op) const {
+  Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  if (isTensorCoreFloat(lhs) && isTensorCoreFloat(rhs))
+    return int64_t(multiple);
+  if (lhs.isInteger(8) && rhs.isInteger(8))
+    return int64_t(int8Multiple);
+  return std::nullopt; // f32 and other inputs: no Tensor Core alignment.
+}
+
+LogicalResult PadForTensorCoresPass::planSizes(linalg::LinalgOp op,
+                                               int64_t align, PadPlan &result) {
+  // Every operand dimension that is one of the loop dimensions to pad must
+  // be static; a loop dimension used inside a compound index (never the
+  // case for the named ops above) cannot be padded.
+  for (auto [name, dim] : llvm::zip(result.what.names, result.what.dims)) {
+    int64_t size = ShapedType::kDynamic;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = cast<RankedTensorType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+        auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+        if (!dimExpr) {
+          if (expr.isFunctionOfDim(dim))
+            return failure();
+          continue;
+        }
+        if (dimExpr.getPosition() != dim)
+          continue;
+        if (type.isDynamicDim(pos)) {
+          ++numSkippedDynamic;
+          ++skippedDynamic;
+          op->emitRemark() << "amp-pad-for-tensor-cores: not padded: "
+                           << "dimension " << name << " is dynamic";
+          return failure();
+        }
+        size = type.getDimSize(pos);
+      }
+    }
+    if (ShapedType::isDynamic(size))
+      return failure();
+    result.sizes.push_back(size);
+    result.padded.push_back(llvm::alignTo(size, align));
+  }
+  return success();
+}
+
 std::optional<PadPlan> PadForTensorCoresPass::plan(linalg::LinalgOp op) {
   // On buffers a pad would need a copy and a new allocation: the pass works
   // before bufferization only.
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
     return std::nullopt;
-  Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-  Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
-  int64_t align;
-  if (isTensorCoreFloat(lhs) && isTensorCoreFloat(rhs))
-    align = multiple;
-  else if (lhs.isInteger(8) && rhs.isInteger(8))
-    align = int8Multiple;
-  else
-    return std::nullopt; // f32 and other inputs: no Tensor Core alignment.
+  std::optional<int64_t> align = alignmentOf(op);
+  if (!align)
+    return std::nullopt;
   std::optional<PadDims> what = getPadDims(op);
   if (!what) {
     if (explain)
@@ -174,47 +221,16 @@ std::optional<PadPlan> PadForTensorCoresPass::plan(linalg::LinalgOp op) {
     if (!type || llvm::is_contained(type.getShape(), 0))
       return std::nullopt;
   }
-
-  // Every operand dimension that is one of the loop dimensions to pad must
-  // be static; a loop dimension used inside a compound index (never the
-  // case for the named ops above) cannot be padded.
   PadPlan result{*what, {}, {}};
-  for (auto [name, dim] : llvm::zip(what->names, what->dims)) {
-    int64_t size = ShapedType::kDynamic;
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = cast<RankedTensorType>(operand.get().getType());
-      AffineMap map = op.getMatchingIndexingMap(&operand);
-      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
-        auto dimExpr = dyn_cast<AffineDimExpr>(expr);
-        if (!dimExpr) {
-          if (expr.isFunctionOfDim(dim))
-            return std::nullopt;
-          continue;
-        }
-        if (dimExpr.getPosition() != dim)
-          continue;
-        if (type.isDynamicDim(pos)) {
-          ++numSkippedDynamic;
-          ++skippedDynamic;
-          op->emitRemark() << "amp-pad-for-tensor-cores: not padded: "
-                           << "dimension " << name << " is dynamic";
-          return std::nullopt;
-        }
-        size = type.getDimSize(pos);
-      }
-    }
-    if (ShapedType::isDynamic(size))
-      return std::nullopt;
-    result.sizes.push_back(size);
-    result.padded.push_back(llvm::alignTo(size, align));
-  }
+  if (failed(planSizes(op, *align, result)))
+    return std::nullopt;
 
   if (result.isAligned()) {
     ++numAligned;
     ++aligned;
     if (explain)
       op->emitRemark() << "amp-pad-for-tensor-cores: already aligned to "
-                       << align;
+                       << *align;
     return std::nullopt;
   }
   double growth = result.workRatio() - 1.0;

@@ -34,6 +34,7 @@
 #include "amp/Analysis/PrecisionPolicy.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 #include <vector>
@@ -189,6 +190,11 @@ private:
   /// Keeps f32 the consumers of constants that the low type cannot hold.
   void fixOutOfRangeConstants();
   void economizeClearComponents();
+  /// The bytes per step that a connected set of low clear nodes costs in
+  /// casts and traffic low and f32: {low, f32}.
+  std::pair<int64_t, int64_t>
+  componentCosts(ArrayRef<unsigned> component,
+                 const llvm::SmallDenseSet<unsigned> &inComponent) const;
   /// Whether `value` will be low after the rewrite / `use` wants it low.
   bool producesLow(Value value) const;
   bool wantsLow(OpOperand &use) const;
