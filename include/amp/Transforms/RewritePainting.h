@@ -1,4 +1,4 @@
-//===- RewritePainting.h - Rewriting a painted module ----------*- C++ -*-===//
+//===- RewritePainting.h - Rewriting a painted module -----------*- C++ -*-===//
 //
 // The rewrite step of amp-auto-mixed-precision, after the painting.
 //
