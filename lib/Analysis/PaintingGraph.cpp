@@ -194,15 +194,16 @@ PrecisionPainting::PrecisionPainting(ModuleOp module,
     : policy(policy), options(options) {
   // Room for a node per op: growing the vector would copy every node.
   size_t numOps = 0;
-  forEachFunction(
-      module, [&](func::FuncOp func) { numOps += countOps(func.getBody()); });
+  forEachFunction(module, [&](FunctionOpInterface func) {
+    numOps += countOps(func.getFunctionBody());
+  });
   nodes.reserve(numOps);
   opNodes.reserve(numOps);
   buildGroups(module);
-  forEachFunction(module, [&](func::FuncOp func) {
+  forEachFunction(module, [&](FunctionOpInterface func) {
     if (!func.isExternal()) {
-      collectDeadOps(func.getBody());
-      buildOpNodes(func.getBody());
+      collectDeadOps(func.getFunctionBody());
+      buildOpNodes(func.getFunctionBody());
     }
   });
   buildEdges();

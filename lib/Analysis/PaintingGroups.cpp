@@ -12,10 +12,10 @@
 
 #include "PaintingWalks.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
 using namespace mlir;
@@ -95,10 +95,11 @@ void PrecisionPainting::tieRegionBranch(Operation *branchOp,
 
 void PrecisionPainting::buildGroups(ModuleOp module) {
   GroupClasses groups;
-  forEachFunction(module, [&](func::FuncOp func) {
-    forEachRegionBranch(func.getBody(), [&](RegionBranchOpInterface branch) {
-      tieRegionBranch(branch.getOperation(), groups);
-    });
+  forEachFunction(module, [&](FunctionOpInterface func) {
+    forEachRegionBranch(func.getFunctionBody(),
+                        [&](RegionBranchOpInterface branch) {
+                          tieRegionBranch(branch.getOperation(), groups);
+                        });
   });
   tieSpecializableCalls(module, groups);
   addGroupNodes(groups);
@@ -114,44 +115,43 @@ void PrecisionPainting::tieSpecializableCalls(ModuleOp module,
   // attribute of every op, a large share of the pass on big graphs whose
   // functions are all public. Without a complete list of uses (unknown ops
   // that may be symbol tables) nothing is specialised.
-  auto isCandidate = [&](func::FuncOp func) {
+  auto isCandidate = [&](FunctionOpInterface func) {
     return !func.isExternal() &&
            !(func.isPublic() && options.keepPublicSignatures) &&
            func->getParentOp() == module.getOperation();
   };
   llvm::StringMap<SmallVector<Operation *>> users;
   std::optional<SymbolTable::UseRange> uses;
-  if (llvm::any_of(module.getOps<func::FuncOp>(), isCandidate))
+  if (llvm::any_of(module.getOps<FunctionOpInterface>(), isCandidate))
     uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
   if (uses)
     for (const SymbolTable::SymbolUse &use : *uses)
       users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
   if (uses)
-    forEachFunction(module, [&](func::FuncOp func) {
+    forEachFunction(module, [&](FunctionOpInterface func) {
       if (!isCandidate(func))
         return;
+      StringAttr name = SymbolTable::getSymbolName(func);
       SmallVector<CallOpInterface> calls;
-      for (Operation *user : users.lookup(func.getSymName())) {
+      for (Operation *user : users.lookup(name)) {
         auto call = dyn_cast<CallOpInterface>(user);
         auto callee = call
                           ? dyn_cast<SymbolRefAttr>(call.getCallableForCallee())
                           : SymbolRefAttr();
         // Address taken, or a call whose other operands are not the
         // callee's arguments: keep the signature.
-        if (!callee || callee.getRootReference() != func.getSymNameAttr() ||
+        if (!callee || callee.getRootReference() != name ||
             call.getArgOperands().size() != user->getNumOperands())
           return;
         calls.push_back(call);
       }
       specializable.insert(func);
-      Block &entry = func.getBody().front();
+      Block &entry = func.getFunctionBody().front();
       for (BlockArgument arg : entry.getArguments())
         groups.classes.insert(arg.getAsOpaquePointer());
-      SmallVector<func::ReturnOp> returns;
-      func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
       // Results of a function without callers still form groups.
       SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
-      for (func::ReturnOp ret : returns)
+      for (Operation *ret : getReturns(func))
         for (OpOperand &operand : ret->getOpOperands()) {
           groups.operandKeys.insert(&operand);
           groups.classes.insert(&operand);

@@ -9,19 +9,19 @@
 #ifndef AMP_LIB_ANALYSIS_PAINTINGWALKS_H
 #define AMP_LIB_ANALYSIS_PAINTINGWALKS_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::amp {
 
-/// Calls `callback` on every func.func under `module`, without entering
-/// function bodies (a full walk of a large graph costs as much as a step of
-/// the painting).
+/// Calls `callback` on every function (any FunctionOpInterface op: func.func,
+/// ml_program.func, ...) under `module`, without entering function bodies
+/// (a full walk of a large graph costs as much as a step of the painting).
 inline void forEachFunction(ModuleOp module,
-                            function_ref<void(func::FuncOp)> callback) {
+                            function_ref<void(FunctionOpInterface)> callback) {
   module->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       callback(func);
       return WalkResult::skip();
     }
@@ -42,6 +42,16 @@ forEachRegionBranch(Region &region,
         for (Region &nested : op.getRegions())
           forEachRegionBranch(nested, callback);
       }
+}
+
+/// The ops that return from `func`: the return-like terminators of the
+/// blocks of its body (func.return, ml_program.return, ...).
+inline SmallVector<Operation *> getReturns(FunctionOpInterface func) {
+  SmallVector<Operation *> returns;
+  for (Block &block : func.getFunctionBody())
+    if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  return returns;
 }
 
 } // namespace mlir::amp

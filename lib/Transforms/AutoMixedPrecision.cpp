@@ -178,7 +178,7 @@ AutoMixedPrecisionPass::checkLossScaleOrder(const PrecisionPainting &painting) {
   // an infinity in f16); values computed from it (scaled gradients) may run
   // low, that is what loss scaling is for. A constant scale (mode=static) is
   // kept f32 by the painting's range check.
-  for (auto func : getOperation().getOps<func::FuncOp>()) {
+  for (auto func : getOperation().getOps<FunctionOpInterface>()) {
     if (func.isExternal())
       continue;
     for (BlockArgument arg : func.getArguments()) {

@@ -257,6 +257,14 @@ std::optional<PadPlan> PadForTensorCoresPass::plan(linalg::LinalgOp op) {
   return result;
 }
 
+/// Ours, not upstream's linalg::rewriteAsPaddedOp (LinalgPaddingOptions with
+/// padToMultipleOf), which was tried on test/PadForTensorCores/pad.mlir with
+/// MLIR 22: for an operand with a dynamic dimension that is not padded (a
+/// batch) it computes a zero padding from tensor.dim + affine.apply and pads
+/// that dimension too; it slices every result back even when only K / C was
+/// padded (the result keeps its shape); and it creates a zero constant per
+/// pad. The output needed a canonicalize + CSE to become what this writes
+/// directly, and the painting of a second run saw the extra ops.
 void PadForTensorCoresPass::pad(linalg::LinalgOp op, const PadPlan &plan) {
   OpBuilder builder(op);
   Location loc = op.getLoc();

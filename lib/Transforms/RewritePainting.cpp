@@ -14,10 +14,10 @@
 #include "amp/Transforms/RetypePaintedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Rewrite/PatternApplicator.h"
 
 using namespace mlir;
@@ -247,14 +247,15 @@ void PaintingRewriter::readRoundingsWide(ArrayRef<Operation *> casts) {
 void PaintingRewriter::specializeSignatures() {
   // Specialised functions take the types of their entry block and returns.
   for (Operation *funcOp : painting.getSpecializable()) {
-    auto func = cast<func::FuncOp>(funcOp);
+    auto func = cast<FunctionOpInterface>(funcOp);
     SmallVector<Type> results(func.getResultTypes());
-    func.walk([&](func::ReturnOp ret) {
-      results.assign(ret.getOperandTypes().begin(),
-                     ret.getOperandTypes().end());
-    });
+    for (Block &block : func.getFunctionBody())
+      if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+        results.assign(block.back().getOperandTypes().begin(),
+                       block.back().getOperandTypes().end());
     func.setType(FunctionType::get(
-        func.getContext(), func.getBody().front().getArgumentTypes(), results));
+        func.getContext(), func.getFunctionBody().front().getArgumentTypes(),
+        results));
   }
 }
 
