@@ -376,6 +376,95 @@ struct ContractionToRuntimeCall final
   LowerToRuntimeCounts *counts;
 };
 
+/// Folds the rounding of a contraction's f32 result into the runtime call
+/// that computed it: `amp_rt_<op>_<t>_f32_overwrite(A, B, C)` followed by a
+/// generic that only rounds C into D (of type <t>) becomes
+/// `amp_rt_<op>_<t>_<t>_overwrite(A, B, D)`, when C is a fresh buffer that
+/// nothing else uses and nothing uses D between the call and the rounding.
+/// The library accumulates in f32 and rounds once as it stores, which is
+/// what the generic computed; the f32 buffer and the pass over it go.
+/// Rooted at the rounding, which comes after the call, so that the walk
+/// driver has already lowered the contraction.
+struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp rounding,
+                                PatternRewriter &rewriter) const override {
+    if (!isRoundingCopy(rounding) || !rounding.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(rounding, "not a rounding copy");
+    Value wide = rounding.getDpsInputs()[0];
+    Value narrow = rounding.getDpsInits()[0];
+    auto wideAlloc = wide.getDefiningOp<memref::AllocOp>();
+    auto narrowAlloc = narrow.getDefiningOp<memref::AllocOp>();
+    if (!wideAlloc || !narrowAlloc || !narrowAlloc->getOperands().empty() ||
+        narrowAlloc->getBlock() != rounding->getBlock())
+      return rewriter.notifyMatchFailure(rounding, "not two fresh buffers");
+    // C's users: the rounding, and the call, directly or through the cast
+    // to the runtime's strided layout.
+    func::CallOp call;
+    memref::CastOp castOp;
+    for (Operation *user : wide.getUsers()) {
+      if (user == rounding.getOperation())
+        continue;
+      if (auto c = dyn_cast<memref::CastOp>(user); c && !castOp && c->hasOneUse())
+        user = *(castOp = c)->getUsers().begin();
+      auto c = dyn_cast<func::CallOp>(user);
+      if (!c || call)
+        return rewriter.notifyMatchFailure(rounding, "C has other users");
+      call = c;
+    }
+    auto narrowType = cast<MemRefType>(narrow.getType());
+    StringRef narrowName = getTypeName(narrowType.getElementType());
+    std::string suffix = ("_" + narrowName + "_f32_overwrite").str();
+    if (!call || narrowName.empty() || narrowName == "f32" ||
+        !call.getCallee().starts_with("amp_rt_") ||
+        !call.getCallee().ends_with(suffix) || call.getNumOperands() < 3 ||
+        call.getOperand(2) != (castOp ? castOp.getResult() : wide) ||
+        call->getBlock() != rounding->getBlock() ||
+        !call->isBeforeInBlock(rounding))
+      return rewriter.notifyMatchFailure(rounding, "not after its call");
+    Block *block = rounding->getBlock();
+    for (Operation *user : narrow.getUsers()) {
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (user != rounding.getOperation() &&
+          (!inBlock || (call->isBeforeInBlock(inBlock) &&
+                        inBlock->isBeforeInBlock(rounding))))
+        return rewriter.notifyMatchFailure(rounding, "D used in between");
+    }
+    auto module =
+        dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(call));
+    if (!module)
+      return rewriter.notifyMatchFailure(rounding, "no module");
+
+    if (call->isBeforeInBlock(narrowAlloc))
+      rewriter.moveOpBefore(narrowAlloc, call);
+    rewriter.setInsertionPoint(call);
+    MemRefType target = getDynamicStridedType(narrowType);
+    Value output =
+        narrow.getType() == target
+            ? narrow
+            : memref::CastOp::create(rewriter, call.getLoc(), target, narrow)
+                  .getResult();
+    SmallVector<Value> args(call.getOperands());
+    args[2] = output;
+    std::string callee = (call.getCallee().drop_back(suffix.size()) + "_" +
+                          narrowName + "_" + narrowName + "_overwrite")
+                             .str();
+    FailureOr<func::FuncOp> fn =
+        getOrDeclare(rewriter, module, callee,
+                     rewriter.getFunctionType(ValueRange(args).getTypes(), {}));
+    if (failed(fn))
+      return failure();
+    func::CallOp::create(rewriter, call.getLoc(), *fn, args);
+    rewriter.eraseOp(call);
+    if (castOp)
+      rewriter.eraseOp(castOp);
+    rewriter.eraseOp(rounding);
+    rewriter.eraseOp(wideAlloc);
+    return success();
+  }
+};
+
 struct LowerToRuntimePass
     : public amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
   using Base::Base;
@@ -407,6 +496,24 @@ void mlir::amp::populateLowerToRuntimePatterns(
     LowerToRuntimeCounts *counts) {
   patterns.add<ContractionToRuntimeCall>(patterns.getContext(), options,
                                          counts);
+  patterns.add<RoundingIntoRuntimeCall>(patterns.getContext());
+}
+
+bool mlir::amp::isRoundingCopy(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = *generic.getBlock();
+  if (!llvm::hasSingleElement(body.without_terminator()))
+    return false;
+  auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+  return trunc && trunc.getIn() == body.getArgument(0) &&
+         !trunc.getRoundingmodeAttr() &&
+         body.getTerminator()->getOperands() == ValueRange(trunc.getResult());
 }
 
 //===----------------------------------------------------------------------===//

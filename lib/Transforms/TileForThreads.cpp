@@ -76,6 +76,13 @@ struct TileForThreadsPass
       if (isa<linalg::FillOp>(op.getOperation()) &&
           llvm::all_of(op->getUsers(), isLibraryOp))
         return;
+      // So does the rounding of a contraction's result, the contraction's
+      // only reader: amp-lower-to-runtime folds it into the runtime call.
+      if (amp::isRoundingCopy(op)) {
+        Operation *producer = op.getDpsInputs()[0].getDefiningOp();
+        if (producer && isLibraryOp(producer) && producer->hasOneUse())
+          return;
+      }
       candidates.push_back(op);
     });
 

@@ -110,3 +110,38 @@ func.func @left_whole(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>,
   } -> tensor<?x64xf32>
   return %m, %s, %sum, %dn : tensor<64x64xf32>, tensor<4x8xf32>, tensor<f32>, tensor<?x64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The rounding of a matmul's result, its only reader, stays whole:
+// amp-lower-to-runtime folds it into the runtime call. The same rounding of
+// a value that is not a contraction's result is split.
+// CHECK-LABEL: func.func @rounding_epilogue
+// CHECK:         %[[M:.*]] = linalg.matmul
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<64x64xbf16>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[M]] : tensor<64x64xf32>) outs(%[[E]] : tensor<64x64xbf16>)
+// CHECK:         scf.forall
+// CHECK:           arith.truncf
+func.func @rounding_epilogue(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %x: tensor<64x64xf32>)
+    -> (tensor<64x64xbf16>, tensor<64x64xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e16 = tensor.empty() : tensor<64x64xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x64xf32>) outs(%e16 : tensor<64x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x64xbf16>
+  %rx = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%e16 : tensor<64x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x64xbf16>
+  return %r, %rx : tensor<64x64xbf16>, tensor<64x64xbf16>
+}

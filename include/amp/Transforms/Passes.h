@@ -33,9 +33,22 @@ struct LowerToRuntimeCounts {
 /// f32) linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf and conv_2d_nchw_fchw
 /// on memrefs become calls to libamp_rt's entry points, declared in the
 /// nearest module. `counts` may be null.
+/// A call of a 16-bit contraction that overwrites a fresh f32 buffer read
+/// only by a rounding into a buffer of the input type (isRoundingCopy)
+/// becomes the call that writes the 16-bit buffer itself (the
+/// `_<in>_<in>_overwrite` entry point: f32 accumulation, one rounding as it
+/// stores), and the rounding and the f32 buffer go.
 void populateLowerToRuntimePatterns(RewritePatternSet &patterns,
                                     const LowerToRuntimeOptions &options,
                                     LowerToRuntimeCounts *counts = nullptr);
+
+/// Whether `op` only rounds its one input into its one output, element by
+/// element: identity maps, all loops parallel, a body of one arith.truncf
+/// (default rounding) and the yield. That is an arith.truncf of a tensor
+/// once converted to linalg; after a contraction it is the contraction's
+/// epilogue, which amp-tile-for-threads keeps whole and
+/// amp-lower-to-runtime folds into the runtime call.
+bool isRoundingCopy(Operation *op);
 
 /// Replaces every amp marker nested in `root` by its identity: amp.grad_seed
 /// by ones of the loss's type, amp.param_grad by its operand and

@@ -1,0 +1,113 @@
+// The rounding of a contraction's f32 result into a buffer of the input type
+// is folded into the runtime call: the `_bf16_bf16_overwrite` entry point
+// accumulates in f32 and rounds once as it stores, so the f32 buffer and the
+// pass over it go. Kept apart: an f32 result read by anything else, a
+// rounded buffer used between the call and the rounding, a rounding with
+// another rounding mode, and an accumulating call (no zero fill).
+// RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func.func @folded
+// CHECK-SAME:    (%[[A:.*]]: memref<8x16xbf16>, %[[B:.*]]: memref<16x4xbf16>)
+// CHECK-NOT:     memref.alloc() {{.*}}: memref<8x4xf32>
+// CHECK:         %[[D:.+]] = memref.alloc() : memref<8x4xbf16>
+// CHECK:         %[[DC:.+]] = memref.cast %[[D]] : memref<8x4xbf16> to memref<?x?xbf16, strided<[?, ?], offset: ?>>
+// CHECK:         call @amp_rt_matmul_bf16_bf16_overwrite(%{{.*}}, %{{.*}}, %[[DC]], %{{.*}}, %{{.*}})
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     xf32>
+// CHECK:         return %[[D]] : memref<8x4xbf16>
+func.func @folded(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>) -> memref<8x4xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>)
+                outs(%c : memref<8x4xf32>)
+  %d = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d : memref<8x4xbf16>
+}
+
+// The f32 result is also returned: the rounding stays.
+// CHECK-LABEL: func.func @f32_result_read_elsewhere
+// CHECK:         call @amp_rt_matmul_bf16_f32_overwrite(
+// CHECK:         linalg.generic
+// CHECK:           arith.truncf
+func.func @f32_result_read_elsewhere(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>) -> (memref<8x4xbf16>, memref<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>)
+                outs(%c : memref<8x4xf32>)
+  %d = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d, %c : memref<8x4xbf16>, memref<8x4xf32>
+}
+
+// The rounded buffer is written between the call and the rounding, so the
+// call cannot write it: the rounding stays.
+// CHECK-LABEL: func.func @rounded_buffer_used_between
+// CHECK:         call @amp_rt_batch_matmul_bf16_f32_overwrite(
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+func.func @rounded_buffer_used_between(%a: memref<2x8x16xbf16>, %b: memref<2x16x4xbf16>) -> memref<2x8x4xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %d = memref.alloc() : memref<2x8x4xbf16>
+  %c = memref.alloc() : memref<2x8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x8x4xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<2x8x16xbf16>, memref<2x16x4xbf16>)
+                      outs(%c : memref<2x8x4xf32>)
+  linalg.fill ins(%one : bf16) outs(%d : memref<2x8x4xbf16>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+    ins(%c : memref<2x8x4xf32>) outs(%d : memref<2x8x4xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d : memref<2x8x4xbf16>
+}
+
+// Rounding toward zero is not what the library does; an accumulating call
+// (no zero fill) reads its f32 output. Both keep the rounding.
+// CHECK-LABEL: func.func @other_rounding_and_accumulation
+// CHECK:         call @amp_rt_matmul_bf16_f32_overwrite(
+// CHECK:         arith.truncf %{{.*}} toward_zero
+// CHECK:         call @amp_rt_matmul_bf16_f32(
+// CHECK:         linalg.generic
+func.func @other_rounding_and_accumulation(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %acc: memref<8x4xf32>) -> (memref<8x4xbf16>, memref<8x4xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>)
+                outs(%c : memref<8x4xf32>)
+  %d = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x toward_zero : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %c2 = memref.alloc() : memref<8x4xf32>
+  memref.copy %acc, %c2 : memref<8x4xf32> to memref<8x4xf32>
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>)
+                outs(%c2 : memref<8x4xf32>)
+  %d2 = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c2 : memref<8x4xf32>) outs(%d2 : memref<8x4xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d, %d2 : memref<8x4xbf16>, memref<8x4xbf16>
+}
