@@ -406,12 +406,15 @@ struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
     for (Operation *user : wide.getUsers()) {
       if (user == rounding.getOperation())
         continue;
-      if (auto c = dyn_cast<memref::CastOp>(user); c && !castOp && c->hasOneUse())
-        user = *(castOp = c)->getUsers().begin();
-      auto c = dyn_cast<func::CallOp>(user);
-      if (!c || call)
+      if (auto viewCast = dyn_cast<memref::CastOp>(user);
+          viewCast && !castOp && viewCast->hasOneUse()) {
+        castOp = viewCast;
+        user = *viewCast->getUsers().begin();
+      }
+      auto userCall = dyn_cast<func::CallOp>(user);
+      if (!userCall || call)
         return rewriter.notifyMatchFailure(rounding, "C has other users");
-      call = c;
+      call = userCall;
     }
     auto narrowType = cast<MemRefType>(narrow.getType());
     StringRef narrowName = getTypeName(narrowType.getElementType());
