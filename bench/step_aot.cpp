@@ -11,7 +11,8 @@
 //
 // Arguments get deterministic values: inputs uniform in [-1, 1), one-hot
 // labels, params uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)) (fan_in: the
-// product of all dims but the last), optimizer state zero, the loss scale
+// product of all dims but the last), param copies their rounding (amp-run
+// carries them: amp-carry-rounded-params), optimizer state zero, the loss scale
 // 65536 and the good-step counter zero. Every step trains on the same batch
 // and applies the results to the state as amp-run does
 // (docs/training-step.md): an `update` replaces the argument it names, a
@@ -61,7 +62,9 @@ struct Value {
       n *= d;
     return n;
   }
-  int64_t elemBytes() const { return elem == "i1" ? 1 : 4; }
+  int64_t elemBytes() const {
+    return elem == "i1" ? 1 : elem == "bf16" || elem == "f16" ? 2 : 4;
+  }
   int64_t descriptorWords() const { return 3 + 2 * int64_t(shape.size()); }
 };
 
@@ -333,6 +336,15 @@ int main(int argc, char **argv) {
     initialize(args.back(), rng);
     ours.insert(args.back().data);
   }
+  // A param_copy (amp-carry-rounded-params) is the rounding of its param.
+  for (Buffer &b : args)
+    if (b.spec.role == "param_copy" &&
+        amp_rt_convert(b.spec.elem == "bf16" ? AMP_RT_BF16 : AMP_RT_F16, b.data,
+                       AMP_RT_F32, args[size_t(b.spec.target)].data,
+                       b.spec.numElements()) != AMP_RT_SUCCESS) {
+      std::fprintf(stderr, "step-aot: cannot round the param copies\n");
+      return 1;
+    }
   if (!compare.empty())
     return compareBackends(sig, args, ours, compare);
 

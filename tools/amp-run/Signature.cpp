@@ -15,6 +15,7 @@ using llvm::StringRef;
 
 static constexpr StringRef kRoleAttr = "amp.role";
 static constexpr StringRef kUpdatesAttr = "amp.updates";
+static constexpr StringRef kCopyOfAttr = "amp.copy_of";
 
 StringRef amp::run::roleName(Role role) {
   switch (role) {
@@ -24,6 +25,8 @@ StringRef amp::run::roleName(Role role) {
     return "label";
   case Role::Param:
     return "param";
+  case Role::ParamCopy:
+    return "param_copy";
   case Role::OptState:
     return "opt_state";
   case Role::LossScale:
@@ -49,6 +52,7 @@ static std::optional<Role> parseRole(StringRef name) {
       .Case("input", Role::Input)
       .Case("label", Role::Label)
       .Case("param", Role::Param)
+      .Case("param_copy", Role::ParamCopy)
       .Case("opt_state", Role::OptState)
       .Case("loss_scale", Role::LossScale)
       .Case("good_steps", Role::GoodSteps)
@@ -74,6 +78,9 @@ int64_t TensorSpec::elemBytes() const {
     return 4;
   case ElemKind::I1:
     return 1;
+  case ElemKind::BF16:
+  case ElemKind::F16:
+    return 2;
   }
   llvm_unreachable("unknown element kind");
 }
@@ -86,6 +93,10 @@ StringRef amp::run::elemName(ElemKind elem) {
     return "i32";
   case ElemKind::I1:
     return "i1";
+  case ElemKind::BF16:
+    return "bf16";
+  case ElemKind::F16:
+    return "f16";
   }
   llvm_unreachable("unknown element kind");
 }
@@ -127,7 +138,8 @@ static std::string typeStr(mlir::Type type) {
 }
 
 /// The tensor spec of `type`, whose element type must be the one of `role`:
-/// i32 for good_steps, i1 for step_ok, f32 for the others.
+/// i32 for good_steps, i1 for step_ok, bf16 or f16 for param_copy (and the
+/// update that replaces it), f32 for the others.
 static llvm::Expected<TensorSpec> specOf(const Checker &c, mlir::Type type,
                                          const llvm::Twine &what, Role role) {
   auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
@@ -145,7 +157,15 @@ static llvm::Expected<TensorSpec> specOf(const Checker &c, mlir::Type type,
     expected = "i32";
   else if (role == Role::StepOk)
     expected = "i1";
-  if (elem.isF32() && expected == "f32")
+  else if (role == Role::ParamCopy)
+    expected = "bf16 or f16";
+  // An update has the type of the argument it replaces (checked there).
+  bool low = role == Role::ParamCopy || role == Role::Update;
+  if (elem.isBF16() && low)
+    spec.elem = ElemKind::BF16;
+  else if (elem.isF16() && low)
+    spec.elem = ElemKind::F16;
+  else if (elem.isF32() && expected == "f32")
     spec.elem = ElemKind::F32;
   else if (elem.isSignlessInteger(32) && expected == "i32")
     spec.elem = ElemKind::I32;
@@ -215,7 +235,8 @@ static llvm::Error checkDefinition(const Checker &c, mlir::func::FuncOp fn) {
 }
 
 /// The argument that update result `what` (attributes `attrs`) replaces: its
-/// `amp.updates` index, which must name a param or an opt_state.
+/// `amp.updates` index, which must name a param, a param_copy or an
+/// opt_state.
 static llvm::Expected<int64_t> updateTarget(const Checker &c,
                                             mlir::DictionaryAttr attrs,
                                             const std::string &what,
@@ -232,11 +253,13 @@ static llvm::Expected<int64_t> updateTarget(const Checker &c,
                    " is not an argument index (the function has " +
                    llvm::Twine(sig.args.size()) + " arguments)");
   Role targetRole = sig.args[target].role;
-  if (targetRole != Role::Param && targetRole != Role::OptState)
+  if (targetRole != Role::Param && targetRole != Role::ParamCopy &&
+      targetRole != Role::OptState)
     return c.error(what + ": amp.updates = " + llvm::Twine(target) +
                    " names argument " + llvm::Twine(target) +
                    " whose role is \"" + roleName(targetRole) +
-                   "\"; updates replace a param or an opt_state");
+                   "\"; updates replace a param, a param_copy or an "
+                   "opt_state");
   return target;
 }
 
@@ -259,10 +282,31 @@ static llvm::Error checkReplacement(const Checker &c, const Signature &sig,
   return llvm::Error::success();
 }
 
+/// The param that `param_copy` argument `i` is the rounding of: its
+/// `amp.copy_of` index (the dialect verified that it names an f32 tensor of
+/// the same shape), which must name a param.
+static llvm::Expected<int64_t> copySource(const Checker &c,
+                                          mlir::func::FuncOp fn, unsigned i,
+                                          const Signature &sig) {
+  auto idx = fn.getArgAttrOfType<mlir::IntegerAttr>(i, kCopyOfAttr);
+  std::string what = ("argument " + llvm::Twine(i) + " (param_copy)").str();
+  if (!idx)
+    return c.error(what + " needs an integer amp.copy_of = <argument "
+                          "index> attribute");
+  int64_t source = idx.getValue().getSExtValue();
+  if (source < 0 || source >= static_cast<int64_t>(sig.args.size()) ||
+      sig.args[source].role != Role::Param ||
+      sig.args[source].spec.shape != sig.args[i].spec.shape)
+    return c.error(what + ": amp.copy_of = " + llvm::Twine(source) +
+                   " must name a param of the same shape");
+  return source;
+}
+
 /// The arguments of step `fn`: their roles and types, into `sig`.
 static llvm::Error analyzeStepArguments(const Checker &c, mlir::func::FuncOp fn,
                                         Signature &sig) {
-  StringRef argRoles = "input, label, param, opt_state, loss_scale, good_steps";
+  StringRef argRoles =
+      "input, label, param, param_copy, opt_state, loss_scale, good_steps";
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::string what = ("argument " + llvm::Twine(i)).str();
     auto role = roleOf(c, fn.getArgAttrDict(i), what, argRoles);
@@ -293,6 +337,9 @@ static llvm::Error analyzeStepArguments(const Checker &c, mlir::func::FuncOp fn,
     case Role::Param:
       sig.params.push_back(i);
       break;
+    case Role::ParamCopy:
+      sig.paramCopies.push_back(i);
+      break;
     case Role::OptState:
       break;
     case Role::LossScale:
@@ -311,6 +358,12 @@ static llvm::Error analyzeStepArguments(const Checker &c, mlir::func::FuncOp fn,
       llvm_unreachable("result roles rejected above");
     }
     sig.args.push_back({*role, std::move(*spec), -1});
+  }
+  for (int64_t i : sig.paramCopies) {
+    auto source = copySource(c, fn, i, sig);
+    if (!source)
+      return source.takeError();
+    sig.args[i].target = *source;
   }
   if (sig.input < 0)
     return c.error("no argument has amp.role \"input\"");
@@ -338,7 +391,8 @@ static llvm::Error analyzeStepResults(const Checker &c, mlir::func::FuncOp fn,
     if (!role)
       return role.takeError();
     if (*role == Role::Input || *role == Role::Label || *role == Role::Param ||
-        *role == Role::OptState || *role == Role::Logits)
+        *role == Role::ParamCopy || *role == Role::OptState ||
+        *role == Role::Logits)
       return c.error(what + " has amp.role \"" + roleName(*role) + "\", " +
                      (*role == Role::Logits ? "the result role of an eval "
                                               "function"
@@ -398,6 +452,17 @@ static llvm::Error analyzeStepResults(const Checker &c, mlir::func::FuncOp fn,
   }
   if (sig.loss < 0)
     return c.error("no result has amp.role \"loss\"");
+  // A copy that a step does not renew while it updates its param would
+  // hand the next step a stale rounding.
+  for (int64_t copy : sig.paramCopies) {
+    int64_t param = sig.args[copy].target;
+    if (updatedBy[param] >= 0 && updatedBy[copy] < 0)
+      return c.error("argument " + llvm::Twine(copy) +
+                     " (param_copy) is the rounding of param " +
+                     llvm::Twine(param) + ", which result " +
+                     llvm::Twine(updatedBy[param]) +
+                     " updates, but no result updates the copy");
+  }
   return llvm::Error::success();
 }
 

@@ -30,6 +30,7 @@ enum class Role {
   Input,
   Label,
   Param,
+  ParamCopy,
   OptState,
   // Arguments and results.
   LossScale,
@@ -44,10 +45,11 @@ enum class Role {
 
 llvm::StringRef roleName(Role role);
 
-/// Element types amp-run can pass: f32, i32, i1 (one byte in memory).
-enum class ElemKind { F32, I32, I1 };
+/// Element types amp-run can pass: f32, i32, i1 (one byte in memory), and
+/// the 16-bit floats of `param_copy` arguments.
+enum class ElemKind { F32, I32, I1, BF16, F16 };
 
-/// "f32", "i32" or "i1".
+/// "f32", "i32", "i1", "bf16" or "f16".
 llvm::StringRef elemName(ElemKind elem);
 
 /// A statically shaped tensor as amp-run passes it: after one-shot
@@ -73,7 +75,8 @@ struct RoleValue {
   TensorSpec spec;
   /// For results: the argument this result replaces for the next step
   /// (`update`: `amp.updates`; `loss_scale`, `good_steps`: the argument of
-  /// the same role), or -1.
+  /// the same role). For a `param_copy` argument: the param it is the
+  /// rounding of (`amp.copy_of`). Otherwise -1.
   int64_t target = -1;
 };
 
@@ -87,6 +90,8 @@ struct Signature {
   int64_t loss = -1, stepOk = -1, logits = -1, lossScaleResult = -1;
   /// Argument indices of `param`s, in order.
   llvm::SmallVector<int64_t, 8> params;
+  /// Argument indices of `param_copy`s, in order.
+  llvm::SmallVector<int64_t, 4> paramCopies;
   /// Result indices of `grad`s (gradients returned for inspection).
   llvm::SmallVector<int64_t, 8> grads;
 

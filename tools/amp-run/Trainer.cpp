@@ -5,6 +5,8 @@
 #include "Stopwatch.h"
 #include "TrackedAlloc.h"
 
+#include "Convert.h" // libamp_rt's conversions (round to nearest even)
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -124,6 +126,15 @@ llvm::Error Trainer::prepare() {
       t.f32()[0] = static_cast<float>(options.initScale);
     // Inputs and labels are filled per step; the rest starts at zero.
   }
+  // A param_copy starts as the rounding of its initial param; the step
+  // renews it with every update (amp-carry-rounded-params).
+  for (int64_t i : step.paramCopies) {
+    HostTensor &copy = *state[i];
+    const float *param = state[step.args[i].target]->f32();
+    auto *dst = reinterpret_cast<uint16_t *>(copy.bytes());
+    amp::rt::convertF32ToLow(copy.spec.elem == ElemKind::BF16, param, dst,
+                             copy.spec.numElements());
+  }
   for (size_t i = 0; i < state.size(); ++i) {
     stepArgs.push_back(state[i].get());
     if (step.args[i].role == Role::Param)
@@ -145,6 +156,10 @@ llvm::Error Trainer::prepare() {
                  << " arguments, " << step.results.size()
                  << " results; eval function "
                  << (eval ? "@" + eval->name : std::string("none")) << "\n";
+    if (!step.paramCopies.empty())
+      llvm::outs() << "param copies: " << step.paramCopies.size()
+                   << " weights kept rounded between steps "
+                      "(--carry-rounded-params)\n";
     llvm::outs() << "data " << data.description << ": " << data.size()
                  << " samples, " << split.train.size() << " train / "
                  << split.test.size() << " test; batch " << batch << ", "

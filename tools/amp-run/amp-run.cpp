@@ -150,6 +150,13 @@ static cl::opt<cl::boolOrDefault> donateState(
              "state over the old ones (amp-lower-to-llvm{donate-state=true}; "
              "default: on with --fast)"),
     cl::cat(runCategory));
+static cl::opt<bool> carryRoundedParams(
+    "carry-rounded-params",
+    cl::desc("Keep each param's f16/bf16 rounding between steps, renewed by "
+             "the step's update, instead of rounding every weight at the "
+             "start of every step (amp-carry-rounded-params; numerically "
+             "the same; default: on)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("libamp_rt to load with --lower-to-runtime or --fast (default: "
@@ -482,6 +489,12 @@ static llvm::Error run() {
     return makeError("cannot parse '" + inputFilename +
                      "' (see the diagnostics above; amp dialect markers must "
                      "be lowered first, e.g. by amp-opt --amp)");
+  if (carryRoundedParams) {
+    mlir::PassManager pm(&context);
+    pm.addPass(mlir::amp::createCarryRoundedParamsPass());
+    if (mlir::failed(pm.run(*module)))
+      return makeError("amp-carry-rounded-params failed (see above)");
+  }
   auto roles = findRoles(*module);
   if (!roles)
     return roles.takeError();

@@ -25,8 +25,8 @@ void AmpDialect::initialize() {
 /// The roles of a training step's or evaluation function's arguments and
 /// results (docs/training-step.md; amp-run reads them).
 static constexpr StringLiteral kRoles[] = {
-    "input", "label",  "param",   "opt_state", "loss_scale", "good_steps",
-    "loss",  "update", "step_ok", "grad",      "logits"};
+    "input",      "label", "param",  "param_copy", "opt_state", "loss_scale",
+    "good_steps", "loss",  "update", "step_ok",    "grad",      "logits"};
 
 /// Where to report a bad attribute of argument `argIndex` of `op` (its
 /// block argument's location when it has a body). A plain error, not an
@@ -55,7 +55,8 @@ static LogicalResult unknownAttribute(Location loc, StringRef name,
 }
 
 static constexpr StringLiteral kArgAttrs =
-    "amp.role, amp.rounded_from and amp.donated on function arguments";
+    "amp.role, amp.rounded_from, amp.copy_of and amp.donated on function "
+    "arguments";
 static constexpr StringLiteral kResultAttrs =
     "amp.role and amp.updates on function results";
 
@@ -125,6 +126,32 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
              << " must name the f32 tensor type of which the argument, an "
                 "f16 or bf16 tensor of the same shape, is the rounding; got "
              << attr.getValue() << " on " << argType;
+    return success();
+  }
+  if (name == "amp.copy_of") {
+    // amp-carry-rounded-params: this argument is the 16-bit rounding of the
+    // f32 argument it names, of the same shape.
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    // Tensors, or the memrefs that bufferization makes of them.
+    auto copy =
+        function ? dyn_cast<ShapedType>(function.getArgumentTypes()[argIndex])
+                 : nullptr;
+    auto source =
+        function && index && !index.getValue().isNegative() &&
+                index.getValue().ult(function.getNumArguments())
+            ? dyn_cast<ShapedType>(function.getArgumentTypes()[index.getInt()])
+            : nullptr;
+    if (!copy || !source || !copy.hasRank() || !source.hasRank() ||
+        !source.getElementType().isF32() ||
+        !(copy.getElementType().isF16() || copy.getElementType().isBF16()) ||
+        copy.getShape() != source.getShape())
+      return emitError(loc, "'amp.copy_of' on argument #")
+             << argIndex
+             << " must be the index of an f32 tensor argument of which this "
+                "argument, an f16 or bf16 tensor of the same shape, is the "
+                "rounding; got "
+             << attr.getValue();
     return success();
   }
   return unknownAttribute(loc, name, kArgAttrs);

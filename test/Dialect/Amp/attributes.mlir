@@ -20,7 +20,7 @@ func.func @step(%x: tensor<4x8xf32> {amp.role = "input"},
 
 // -----
 
-// expected-error @+1 {{'amp.role' must be one of input, label, param, opt_state, loss_scale, good_steps, loss, update, step_ok, grad, logits; got "weights"}}
+// expected-error @+1 {{'amp.role' must be one of input, label, param, param_copy, opt_state, loss_scale, good_steps, loss, update, step_ok, grad, logits; got "weights"}}
 func.func @bad_role(%x: tensor<4xf32> {amp.role = "weights"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
@@ -63,8 +63,41 @@ func.func @not_low(%x: tensor<4xf32> {amp.rounded_from = tensor<4xf32>}) -> tens
 
 // -----
 
+// amp.copy_of names the f32 argument that a 16-bit argument is the rounding
+// of (amp-carry-rounded-params).
+func.func @copy_ok(%w: tensor<4x8xf32> {amp.role = "param"},
+                   %c: tensor<4x8xbf16> {amp.role = "param_copy", amp.copy_of = 0 : i64}) -> tensor<4x8xbf16> {
+  return %c : tensor<4x8xbf16>
+}
+
+// -----
+
+// expected-error @+2 {{'amp.copy_of' on argument #1 must be the index of an f32 tensor argument of which this argument, an f16 or bf16 tensor of the same shape, is the rounding; got 2 : i64}}
+func.func @copy_out_of_range(%w: tensor<4x8xf32>,
+                             %c: tensor<4x8xbf16> {amp.copy_of = 2 : i64}) -> tensor<4x8xbf16> {
+  return %c : tensor<4x8xbf16>
+}
+
+// -----
+
+// expected-error @+2 {{'amp.copy_of' on argument #1 must be the index of an f32 tensor argument}}
+func.func @copy_other_shape(%w: tensor<4x8xf32>,
+                            %c: tensor<8x4xbf16> {amp.copy_of = 0 : i64}) -> tensor<8x4xbf16> {
+  return %c : tensor<8x4xbf16>
+}
+
+// -----
+
+// expected-error @+2 {{'amp.copy_of' on argument #1 must be the index of an f32 tensor argument}}
+func.func @copy_not_low(%w: tensor<4x8xf32>,
+                        %c: tensor<4x8xf32> {amp.copy_of = 0 : i64}) -> tensor<4x8xf32> {
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
 // A misspelt amp.* name is an error, not silently ignored.
-// expected-error @+1 {{unknown attribute 'amp.roll' (the amp dialect defines amp.role, amp.rounded_from and amp.donated on function arguments)}}
+// expected-error @+1 {{unknown attribute 'amp.roll' (the amp dialect defines amp.role, amp.rounded_from, amp.copy_of and amp.donated on function arguments)}}
 func.func @misspelt_arg(%x: tensor<4xf32> {amp.roll = "param"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
