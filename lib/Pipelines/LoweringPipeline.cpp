@@ -43,6 +43,7 @@
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_APPROXIMATEMATHPASS
+#define GEN_PASS_DEF_EXPANDARITHPASS
 #define GEN_PASS_DEF_FUSEELEMENTWISEPASS
 #include "amp/Transforms/Passes.h.inc"
 } // namespace mlir::amp
@@ -135,6 +136,21 @@ struct ApproximateMathPass
     RewritePatternSet patterns(&getContext());
     populateMathF32ExpansionPatterns(patterns, isApproximated);
     populateMathPolynomialApproximationPatterns(patterns, isApproximated);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+/// amp-expand-arith: the arith expansions LLVM needs, float min / max left
+/// to LLVM's intrinsics.
+struct ExpandArithPass
+    : public amp::impl::ExpandArithPassBase<ExpandArithPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateExpandScalingExtTruncPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
@@ -233,9 +249,13 @@ static void addLoopStages(OpPassManager &pm, const LoweringStages &on) {
 }
 
 static void addLLVMStages(OpPassManager &pm, const LoweringStages &on) {
-  if (on.fast)
+  // fast: min / max stay whole for the vectorizer (amp-expand-arith).
+  if (on.fast) {
     pm.addPass(createApproximateMathPass());
-  pm.addPass(arith::createArithExpandOpsPass());
+    pm.addPass(createExpandArithPass());
+  } else {
+    pm.addPass(arith::createArithExpandOpsPass());
+  }
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -531,6 +531,25 @@ def ApproximateMathPass : Pass<"amp-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExpandArithPass : Pass<"amp-expand-arith"> {
+  let summary = "arith-expand without the float min/max expansion: LLVM "
+                "lowers those itself and vectorizes their reductions";
+  let description = [{
+    Upstream `arith-expand` rewrites the arith ops that `convert-arith-to-llvm`
+    has no lowering for (`ceildivsi`, `ceildivui`, `floordivsi`,
+    `scaling_extf`, `scaling_truncf`) and also `maximumf` / `minimumf` /
+    `maxnumf` / `minnumf`, into compares and selects. The latter have LLVM
+    intrinsics (`llvm.maximum`, ...) that the x86 backend lowers well, and in
+    their expanded form LLVM's loop vectorizer no longer recognizes a max
+    reduction: the softmax's row maximum of the transformer step ran as a
+    scalar compare / select chain. This pass applies only the first group of
+    expansions (`populateCeilFloorDivExpandOpsPatterns`,
+    `populateExpandScalingExtTruncPatterns`); the fast lowering pipeline runs
+    it instead of `arith-expand`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FoldTransposesIntoContractionsPass
     : Pass<"amp-fold-transposes-into-contractions"> {
   let summary = "Read transposed matmul operands through indexing maps "
