@@ -180,6 +180,15 @@ TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
            2, 1),
       desc(AMP_RT_NHWC, AMP_RT_FILTER_KCRS, 1, 9, 9, 16, 17, 3, 3, 1, 1, 1, 1,
            1, 1),
+      // Filters larger than the output (7x6 on 9x8: a 3x3 output), the
+      // shape of a weight gradient written as a forward convolution, which
+      // oneDNN runs as one; in every filter layout.
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 3, 9, 8, 5, 6, 7, 6, 0, 0, 1, 1, 1,
+           1),
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_KRSC, 2, 9, 8, 17, 3, 7, 6, 0, 0, 1, 1, 1,
+           1),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 3, 8, 9, 5, 18, 6, 8, 0, 0, 1, 1, 1,
+           1),
   };
   for (size_t i = 0; i < std::size(cases); ++i)
     for (TypePair tp : contractionTypes()) {

@@ -7,6 +7,10 @@
 // ones are reordered into and out of the blocked layout the primitive
 // prefers: docs/runtime.md has the measurements behind both choices.
 //
+// A forward convolution whose filter is larger than its output (a weight
+// gradient that autodiff wrote as a convolution) runs as oneDNN's
+// backward-weights primitive on the same memory (weightGradientInDisguise).
+//
 // Forward fuses beta as a sum post-op when the output needs no reorder and
 // alpha is 1. Otherwise (and for the backward directions, which take no
 // attributes) the primitive writes an f32 temporary and the reorder into
@@ -39,16 +43,87 @@ bool plainActivations(const ConvProblem &p) {
 }
 
 /// oneDNN's view of a problem; operand 0, 1 are the inputs, 2 the output.
+/// The caller's memory is `tags[i]`, or `userStrides[i]` when those are set.
 struct Geometry {
   memory::dims x, w, y, strides, dilates, padL, padR;
   memory::dims dims[3];
   bool isFilter[3];
   Tag tags[3];
+  memory::dims userStrides[3];
+  /// The direction of the oneDNN primitive (see weightGradientInDisguise).
+  ConvDirection kernel = ConvDirection::Forward;
 };
 
+/// Element strides of the caller's activation tensor, in the order (N, C,
+/// H, W) of the dims `n, c, h, w`.
+memory::dims activationStrides(amp_rt_layout l, int64_t c, int64_t h,
+                               int64_t w) {
+  if (l == AMP_RT_NHWC)
+    return {h * w * c, 1, w * c, c};
+  return {c * h * w, h * w, w, 1};
+}
+
+/// Element strides of the caller's filter, in the order (K, C, R, S).
+memory::dims filterStrides(amp_rt_filter_layout l, int64_t k, int64_t c,
+                           int64_t r, int64_t s) {
+  switch (l) {
+  case AMP_RT_FILTER_KCRS:
+    return {c * r * s, r * s, s, 1};
+  case AMP_RT_FILTER_RSCK:
+    return {1, k, s * c * k, c * k};
+  default: // KRSC
+    return {r * s * c, 1, s * c, c};
+  }
+}
+
+/// A forward convolution (stride 1, no dilation or padding) whose filter is
+/// larger than its output is a weight gradient written as a convolution:
+/// what autodiff makes of dW[r,s,c,k] = sum x[n,p+r,q+s,c] dy[n,p,q,k] with
+/// transposes, batch and channels swapped (tools/gen-model.py's CNN step:
+/// a 26x26 "filter", a 3x3 "output"). oneDNN's forward kernels run that
+/// shape at half the rate of its backward-weights kernels in f32 (conv3 of
+/// the CNN step: 109 ms against 60 ms), so it runs as the weight gradient
+/// it is, on the caller's memory read through strides.
+bool weightGradientInDisguise(ConvDirection dir, const ConvProblem &p) {
+  const amp_rt_conv2d_desc &d = p.desc;
+  return dir == ConvDirection::Forward && d.stride_h == 1 && d.stride_w == 1 &&
+         d.dil_h == 1 && d.dil_w == 1 && d.pad_h == 0 && d.pad_w == 0 &&
+         d.R * d.S > p.P * p.Q;
+}
+
+/// The weight-gradient view of such a forward convolution O = conv(I, F):
+/// x[n', c', h, w] = I[c', h, w, n'] (batch and channels swapped),
+/// dy[n', k, p', q'] = F[p', q', n', k] (the filter is the output gradient)
+/// and dW[k, c', r', s'] = O[c', r', s', k].
+Geometry disguisedGeometry(const ConvProblem &p) {
+  const amp_rt_conv2d_desc &d = p.desc;
+  memory::dims in = activationStrides(d.layout, d.C, d.H, d.W);
+  memory::dims f = filterStrides(d.filter_layout, d.K, d.C, d.R, d.S);
+  memory::dims out = activationStrides(d.layout, d.K, p.P, p.Q);
+  Geometry g;
+  g.kernel = ConvDirection::BackwardFilter;
+  g.x = {d.C, d.N, d.H, d.W};
+  g.y = {d.C, d.K, d.R, d.S};
+  g.w = {d.K, d.N, p.P, p.Q};
+  g.strides = {1, 1};
+  g.dilates = {0, 0};
+  g.padL = g.padR = {0, 0};
+  g.dims[0] = g.x, g.dims[1] = g.y, g.dims[2] = g.w;
+  g.userStrides[0] = {in[1], in[0], in[2], in[3]};
+  g.userStrides[1] = {f[1], f[0], f[2], f[3]};
+  g.userStrides[2] = {out[1], out[0], out[2], out[3]};
+  g.isFilter[0] = g.isFilter[1] = false;
+  g.isFilter[2] = true;
+  g.tags[0] = g.tags[1] = g.tags[2] = Tag::undef;
+  return g;
+}
+
 Geometry geometryOf(ConvDirection dir, const ConvProblem &p) {
+  if (weightGradientInDisguise(dir, p))
+    return disguisedGeometry(p);
   const amp_rt_conv2d_desc &d = p.desc;
   Geometry g;
+  g.kernel = dir;
   g.x = {d.N, d.C, d.H, d.W};
   g.w = {d.K, d.C, d.R, d.S};
   g.y = {d.N, d.K, p.P, p.Q};
@@ -179,12 +254,16 @@ ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
                   const ConvProblem &p, amp_rt_dtype in, amp_rt_dtype out,
                   float alpha, float beta) {
   const Geometry g = geometryOf(dir, p);
-  const bool plain = plainActivations(p);
+  dir = g.kernel;
+  // Strided (disguised) operands always go through the primitive's layouts.
+  const bool plain = plainActivations(p) && g.userStrides[0].empty();
   ConvPlan plan;
   Request r;
   for (int i = 0; i < 3; ++i) {
     memory::data_type t = dnnlType(i == 2 ? out : in);
-    plan.user[i] = memory::desc(g.dims[i], t, g.tags[i]);
+    plan.user[i] = g.userStrides[i].empty()
+                       ? memory::desc(g.dims[i], t, g.tags[i])
+                       : memory::desc(g.dims[i], t, g.userStrides[i]);
     r.type[i] = t;
     r.tag[i] = g.isFilter[i] || !plain ? Tag::any : g.tags[i];
   }
