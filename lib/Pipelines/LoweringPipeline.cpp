@@ -36,6 +36,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -141,17 +142,36 @@ struct ApproximateMathPass
   }
 };
 
-/// amp-expand-arith: the arith expansions LLVM needs, float min / max left
-/// to LLVM's intrinsics.
+/// Whether amp-expand-arith leaves `op` to LLVM: a float min / max on f32
+/// or f64 (scalars or vectors).
+static bool isMinMaxLLVMVectorizes(Operation *op) {
+  if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+           arith::MinNumFOp>(op))
+    return false;
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  return element.isF32() || element.isF64();
+}
+
+/// amp-expand-arith: upstream's arith expansions, except for the f32 / f64
+/// min / max ops, which stay whole for LLVM's intrinsics.
 struct ExpandArithPass
     : public amp::impl::ExpandArithPassBase<ExpandArithPass> {
   using Base::Base;
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
-    arith::populateExpandScalingExtTruncPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    arith::populateArithExpandOpsPatterns(patterns);
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (op->getName().getDialectNamespace() ==
+              arith::ArithDialect::getDialectNamespace() &&
+          !isMinMaxLLVMVectorizes(op))
+        ops.push_back(op);
+    });
+    // Only those ops: the expansions create nothing that needs expanding.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
       return signalPassFailure();
   }
 };

@@ -1,7 +1,8 @@
 // amp-expand-arith expands what convert-arith-to-llvm cannot lower (integer
-// ceil / floor divisions) and leaves float min / max whole, so that they
-// become llvm.intr.maximum / minimum and LLVM's vectorizer sees a max
-// reduction. Upstream arith-expand turns them into compare / select.
+// ceil / floor divisions) and leaves f32 / f64 float min / max whole, so that
+// they become llvm.intr.maximum / minimum and LLVM's vectorizer sees a max
+// reduction. Upstream arith-expand turns them into compare / select; so does
+// amp-expand-arith on f16 / bf16, where x86 scalarizes the intrinsics.
 
 // RUN: amp-opt %s --amp-expand-arith | FileCheck %s
 // RUN: amp-opt %s --arith-expand | FileCheck %s --check-prefix=UPSTREAM
@@ -29,4 +30,22 @@ func.func @ops(%a: i32, %b: i32, %x: f32, %y: f32) -> (i32, i32, f32, f32, f32) 
   %n = arith.minimumf %x, %y : f32
   %o = arith.maxnumf %x, %y : f32
   return %c, %f, %m, %n, %o : i32, i32, f32, f32, f32
+}
+
+// CHECK-LABEL: func.func @low
+// CHECK-NOT:     arith.maximumf
+// CHECK-NOT:     arith.minimumf
+// CHECK:         arith.cmpf
+// CHECK:         arith.maximumf %{{.+}}, %{{.+}} : vector<16xf32>
+// LLVM-LABEL:    func.func @low
+// LLVM-NOT:      llvm.intr.maximum{{.*}}bf16
+// LLVM-NOT:      llvm.intr.minimum{{.*}}f16
+// LLVM:          llvm.intr.maximum{{.*}}vector<16xf32>
+func.func @low(%x: bf16, %y: bf16, %a: vector<8xf16>, %b: vector<8xf16>,
+               %u: vector<16xf32>, %v: vector<16xf32>)
+    -> (bf16, vector<8xf16>, vector<16xf32>) {
+  %m = arith.maximumf %x, %y : bf16
+  %n = arith.minimumf %a, %b : vector<8xf16>
+  %w = arith.maximumf %u, %v : vector<16xf32>
+  return %m, %n, %w : bf16, vector<8xf16>, vector<16xf32>
 }
