@@ -41,6 +41,19 @@ static std::optional<unsigned> updateOf(FunctionOpInterface fn, unsigned arg) {
   return std::nullopt;
 }
 
+/// Whether `fn` already takes the rounding of argument `param` to `type`
+/// (a second run of the pass: a step that returns a param unchanged rounds
+/// the argument itself at its return).
+static bool hasCopy(FunctionOpInterface fn, unsigned param, Type type) {
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = fn.getArgAttrDict(i);
+    auto of = attrs ? attrs.getAs<IntegerAttr>("amp.copy_of") : nullptr;
+    if (of && of.getInt() == param && fn.getArgumentTypes()[i] == type)
+      return true;
+  }
+  return false;
+}
+
 /// Plain roundings of one argument to one 16-bit tensor type.
 using RoundingGroup = SmallVector<arith::TruncFOp>;
 
@@ -105,6 +118,8 @@ struct CarryRoundedParamsPass
         continue;
       for (RoundingGroup &group : roundings.lookup(i)) {
         Type copyType = group.front().getType();
+        if (hasCopy(fn, i, copyType))
+          continue;
         unsigned copyIndex = fn.getNumArguments();
         NamedAttribute argAttrs[] = {
             b.getNamedAttr("amp.role", b.getStringAttr("param_copy")),

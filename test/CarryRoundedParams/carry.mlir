@@ -118,3 +118,21 @@ func.func @f32_only(%w: tensor<8xf32> {amp.role = "param"})
   %n = arith.addf %w, %w : tensor<8xf32>
   return %n : tensor<8xf32>
 }
+
+// -----
+
+// A param returned unchanged: its copy's update is the rounding of the
+// argument itself, and a second run of the pass adds nothing.
+// RUN: amp-opt %s --split-input-file --amp-carry-rounded-params \
+// RUN:   --amp-carry-rounded-params | FileCheck %s --check-prefix=TWICE
+
+// TWICE-LABEL: func.func @frozen
+// TWICE-SAME:    (%[[W:.+]]: tensor<8xf32> {amp.role = "param"}, %[[C:.+]]: tensor<8xbf16> {amp.copy_of = 0 : i64, amp.role = "param_copy"})
+// TWICE-SAME:    -> (tensor<8xbf16>, tensor<8xf32> {amp.role = "update", amp.updates = 0 : i64}, tensor<8xbf16> {amp.role = "update", amp.updates = 1 : i64})
+// TWICE:         %[[N:.+]] = arith.truncf %[[W]]
+// TWICE-NEXT:    return %[[C]], %[[W]], %[[N]] :
+func.func @frozen(%w: tensor<8xf32> {amp.role = "param"})
+    -> (tensor<8xbf16>, tensor<8xf32> {amp.role = "update", amp.updates = 0 : i64}) {
+  %a = arith.truncf %w : tensor<8xf32> to tensor<8xbf16>
+  return %a, %w : tensor<8xbf16>, tensor<8xf32>
+}
