@@ -211,6 +211,9 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   }
   if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
+  // fast: transposes that move the contiguous dimension run in blocks.
+  if (on.fast)
+    pm.addPass(createOrderTransposeLoopsPass());
   // parallel: every big loop nest that stays becomes one chunk per thread.
   if (on.parallel) {
     TileForThreadsPassOptions tile;
