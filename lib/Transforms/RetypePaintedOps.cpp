@@ -93,6 +93,24 @@ static void patchExplicitLinalgBody(RewriterBase &rewriter, Operation *op,
   }
 }
 
+/// The names of the f32 FloatAttrs of `op`, inherent or discardable. Read
+/// without `getAttrs()`, which builds a DictionaryAttr from the properties
+/// of every op that has them (4 K instructions per tensor.expand_shape).
+static SmallVector<StringAttr> f32AttrNames(Operation *op) {
+  SmallVector<StringAttr> names;
+  auto add = [&](StringAttr name, Attribute value) {
+    auto floatAttr = dyn_cast_or_null<FloatAttr>(value);
+    if (floatAttr && floatAttr.getType().isF32())
+      names.push_back(name);
+  };
+  if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+    for (StringAttr name : info->getAttributeNames())
+      add(name, op->getInherentAttr(name).value_or(Attribute()));
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    add(attr.getName(), attr.getValue());
+  return names;
+}
+
 /// Converts f32 float attributes tied to the op's element type (e.g.
 /// tosa.clamp's bounds) to `lowType`. A finite value beyond `lowType`'s range
 /// saturates to its largest finite value of the same sign: a bound of
@@ -100,11 +118,9 @@ static void patchExplicitLinalgBody(RewriterBase &rewriter, Operation *op,
 /// finite low-precision data, where rounding it would give an infinity (and
 /// bf16 cannot hold FLT_MAX either). Returns whether any attribute changed.
 static bool convertFloatAttrs(Operation *op, FloatType lowType) {
-  bool changed = false;
-  for (NamedAttribute attr : op->getAttrs()) {
-    auto floatAttr = dyn_cast<FloatAttr>(attr.getValue());
-    if (!floatAttr || !floatAttr.getType().isF32())
-      continue;
+  SmallVector<StringAttr> names = f32AttrNames(op);
+  for (StringAttr name : names) {
+    auto floatAttr = cast<FloatAttr>(op->getAttr(name));
     APFloat value = floatAttr.getValue();
     bool losesInfo = false;
     APFloat::opStatus status = value.convert(
@@ -112,10 +128,9 @@ static bool convertFloatAttrs(Operation *op, FloatType lowType) {
     if (status & APFloat::opOverflow)
       value = APFloat::getLargest(lowType.getFloatSemantics(),
                                   floatAttr.getValue().isNegative());
-    op->setAttr(attr.getName(), FloatAttr::get(lowType, value));
-    changed = true;
+    op->setAttr(name, FloatAttr::get(lowType, value));
   }
-  return changed;
+  return !names.empty();
 }
 
 /// Verifies `op` and the ops nested in it, without dominance: mlir::verify
@@ -397,14 +412,17 @@ struct RetypeInPlaceByTrial : public RewritePattern {
       body = std::make_unique<Region>();
       body->takeBody(op->getRegion(0));
     }
-    DictionaryAttr attrs = named ? DictionaryAttr() : op->getAttrDictionary();
+    // Only attributes the trial may convert need a snapshot.
+    DictionaryAttr attrs = named || f32AttrNames(op).empty()
+                               ? DictionaryAttr()
+                               : op->getAttrDictionary();
     rewriter.startOpModification(op);
     if (!retypeAndVerify(op, plan, state, [&] { return attrs; })) {
       for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
         result.setType(type);
       if (named)
         op->getRegion(0).takeBody(*body);
-      else
+      else if (attrs)
         op->setAttrs(attrs);
       rewriter.cancelOpModification(op);
       state.keptF32.push_back(op);
