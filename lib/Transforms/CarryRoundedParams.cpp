@@ -113,10 +113,11 @@ struct CarryRoundedParamsPass
       if (!type || !type.getElementType().isF32() ||
           !hasRole(fn.getArgAttrDict(i), "param"))
         continue;
+      auto rounded = roundings.find(i);
       std::optional<unsigned> update = updateOf(fn, i);
-      if (!update)
+      if (rounded == roundings.end() || !update)
         continue;
-      for (RoundingGroup &group : roundings.lookup(i)) {
+      for (RoundingGroup &group : rounded->second) {
         Type copyType = group.front().getType();
         if (hasCopy(fn, i, copyType))
           continue;
