@@ -188,24 +188,23 @@ static size_t countOps(Region &region) {
   return count;
 }
 
-PrecisionPainting::PrecisionPainting(ModuleOp module,
+PrecisionPainting::PrecisionPainting(const PaintingScope &scope,
                                      const PrecisionPolicy &policy,
                                      const PaintingOptions &options)
     : policy(policy), options(options) {
   // Room for a node per op: growing the vector would copy every node.
   size_t numOps = 0;
-  forEachFunction(module, [&](FunctionOpInterface func) {
+  for (FunctionOpInterface func : scope.functions)
     numOps += countOps(func.getFunctionBody());
-  });
   nodes.reserve(numOps);
   opNodes.reserve(numOps);
-  buildGroups(module);
-  forEachFunction(module, [&](FunctionOpInterface func) {
+  buildGroups(scope);
+  for (FunctionOpInterface func : scope.functions) {
     if (!func.isExternal()) {
       collectDeadOps(func.getFunctionBody());
       buildOpNodes(func.getFunctionBody());
     }
-  });
+  }
   buildEdges();
   fixOutOfRangeConstants();
   paint();

@@ -12,7 +12,6 @@
 
 #include "PaintingWalks.h"
 
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -93,82 +92,47 @@ void PrecisionPainting::tieRegionBranch(Operation *branchOp,
     groups.tie(*operand, input);
 }
 
-void PrecisionPainting::buildGroups(ModuleOp module) {
+void PrecisionPainting::buildGroups(const PaintingScope &scope) {
   GroupClasses groups;
-  forEachFunction(module, [&](FunctionOpInterface func) {
+  for (FunctionOpInterface func : scope.functions)
     forEachRegionBranch(func.getFunctionBody(),
                         [&](RegionBranchOpInterface branch) {
                           tieRegionBranch(branch.getOperation(), groups);
                         });
-  });
-  tieSpecializableCalls(module, groups);
+  tieSpecializableCalls(scope, groups);
   addGroupNodes(groups);
 }
 
-/// Ties the arguments of a function called only directly from this module
-/// to its call operands, and its results across returns and calls.
-void PrecisionPainting::tieSpecializableCalls(ModuleOp module,
+/// Ties the arguments of each specialisable function to its call operands,
+/// and its results across returns and calls.
+void PrecisionPainting::tieSpecializableCalls(const PaintingScope &scope,
                                               GroupClasses &groups) {
-  // Functions called only directly from this module can be specialised.
-  // One walk collects every symbol use (not one walk per function), and only
-  // when some function could be specialised: the walk visits every
-  // attribute of every op, a large share of the pass on big graphs whose
-  // functions are all public. Without a complete list of uses (unknown ops
-  // that may be symbol tables) nothing is specialised.
-  auto isCandidate = [&](FunctionOpInterface func) {
-    return !func.isExternal() &&
-           !(func.isPublic() && options.keepPublicSignatures) &&
-           func->getParentOp() == module.getOperation();
-  };
-  llvm::StringMap<SmallVector<Operation *>> users;
-  std::optional<SymbolTable::UseRange> uses;
-  if (llvm::any_of(module.getOps<FunctionOpInterface>(), isCandidate))
-    uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
-  if (uses)
-    for (const SymbolTable::SymbolUse &use : *uses)
-      users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
-  if (uses)
-    forEachFunction(module, [&](FunctionOpInterface func) {
-      if (!isCandidate(func))
-        return;
-      StringAttr name = SymbolTable::getSymbolName(func);
-      SmallVector<CallOpInterface> calls;
-      for (Operation *user : users.lookup(name)) {
-        auto call = dyn_cast<CallOpInterface>(user);
-        auto callee = call
-                          ? dyn_cast<SymbolRefAttr>(call.getCallableForCallee())
-                          : SymbolRefAttr();
-        // Address taken, or a call whose other operands are not the
-        // callee's arguments: keep the signature.
-        if (!callee || callee.getRootReference() != name ||
-            call.getArgOperands().size() != user->getNumOperands())
-          return;
-        calls.push_back(call);
+  for (const SpecializableFunction &specialized : scope.specializable) {
+    FunctionOpInterface func = specialized.func;
+    specializable.insert(func);
+    Block &entry = func.getFunctionBody().front();
+    for (BlockArgument arg : entry.getArguments())
+      groups.classes.insert(arg.getAsOpaquePointer());
+    // Results of a function without callers still form groups.
+    SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
+    for (Operation *ret : getReturns(func))
+      for (OpOperand &operand : ret->getOpOperands()) {
+        groups.operandKeys.insert(&operand);
+        groups.classes.insert(&operand);
+        unsigned i = operand.getOperandNumber();
+        if (resultKeys[i])
+          groups.classes.unionSets(resultKeys[i], &operand);
+        resultKeys[i] = &operand;
       }
-      specializable.insert(func);
-      Block &entry = func.getFunctionBody().front();
-      for (BlockArgument arg : entry.getArguments())
-        groups.classes.insert(arg.getAsOpaquePointer());
-      // Results of a function without callers still form groups.
-      SmallVector<const void *> resultKeys(func.getNumResults(), nullptr);
-      for (Operation *ret : getReturns(func))
-        for (OpOperand &operand : ret->getOpOperands()) {
-          groups.operandKeys.insert(&operand);
-          groups.classes.insert(&operand);
-          unsigned i = operand.getOperandNumber();
-          if (resultKeys[i])
-            groups.classes.unionSets(resultKeys[i], &operand);
-          resultKeys[i] = &operand;
-        }
-      for (CallOpInterface call : calls) {
-        for (OpOperand &operand : call->getOpOperands())
-          groups.tie(operand, entry.getArgument(operand.getOperandNumber()));
-        for (OpResult result : call->getResults())
-          if (resultKeys[result.getResultNumber()])
-            groups.classes.unionSets(resultKeys[result.getResultNumber()],
-                                     result.getAsOpaquePointer());
-      }
-    });
+    for (CallOpInterface call : specialized.calls) {
+      for (OpOperand &operand : call->getOpOperands())
+        groups.tie(operand, entry.getArgument(operand.getOperandNumber()));
+      for (OpResult result : call->getResults())
+        if (resultKeys[result.getResultNumber()])
+          groups.classes.unionSets(resultKeys[result.getResultNumber()],
+                                   result.getAsOpaquePointer());
+    }
+  }
 }
 
 void PrecisionPainting::addGroupNodes(GroupClasses &groups) {

@@ -256,6 +256,14 @@ PrecisionPolicy::PrecisionPolicy(AmpMode mode) : mode(mode) {
       set(name, PrecisionClass::Infer, "default (bf16)");
 }
 
+PrecisionPolicy PrecisionPolicy::cloneLists() const {
+  PrecisionPolicy copy(mode);
+  copy.entries = entries;
+  copy.contractions = contractions;
+  copy.inferAsDeny = inferAsDeny;
+  return copy;
+}
+
 void PrecisionPolicy::set(StringRef key, PrecisionClass cls, StringRef source) {
   invalidateCaches();
   auto &list = entries[key];

@@ -19,8 +19,12 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 
+#include <atomic>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AUTOMIXEDPRECISIONPASS
@@ -31,6 +35,56 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
+
+/// The policies of the threads that paint scopes at the same time: classify()
+/// fills caches, so no two threads share one, and none uses the pass's own
+/// (clones of the pass share it, and may run at the same time on nested
+/// modules). A copy is made when a slot is first used.
+class PolicyPool {
+public:
+  PolicyPool(const PrecisionPolicy &lists, size_t threads)
+      : lists(lists), copies(threads + 1), inUse(threads + 1) {}
+
+  /// A policy no other thread holds while the lease lives.
+  class Lease {
+  public:
+    explicit Lease(PolicyPool &pool) : pool(pool) {
+      // failableParallelForEach runs at most the thread pool's concurrency
+      // at once, plus the waiting thread if it is a pool worker itself.
+      for (slot = 0; slot < pool.inUse.size(); ++slot) {
+        bool expected = false;
+        if (pool.inUse[slot].compare_exchange_strong(expected, true))
+          return;
+      }
+    }
+    ~Lease() {
+      if (slot < pool.inUse.size())
+        pool.inUse[slot].store(false);
+    }
+    const PrecisionPolicy &get() {
+      std::optional<PrecisionPolicy> &copy =
+          slot < pool.inUse.size() ? pool.copies[slot] : spare;
+      return copy ? *copy : copy.emplace(pool.lists.cloneLists());
+    }
+
+  private:
+    PolicyPool &pool;
+    size_t slot;
+    /// Only if every slot is taken, which the bound above rules out.
+    std::optional<PrecisionPolicy> spare;
+  };
+
+private:
+  const PrecisionPolicy &lists;
+  std::vector<std::optional<PrecisionPolicy>> copies;
+  std::vector<std::atomic<bool>> inUse;
+};
+
+/// What the pass did to one scope.
+struct ScopeStats {
+  PaintingRewriteStats rewrite;
+  CastOptimizationStats casts;
+};
 
 struct AutoMixedPrecisionPass
     : public amp::impl::AutoMixedPrecisionPassBase<AutoMixedPrecisionPass> {
@@ -45,12 +99,20 @@ private:
   FailureOr<PrecisionPolicy> buildPolicy(MLIRContext *ctx, AmpMode modeValue);
   /// Fails if a low op would read a value computed from the loss scale of
   /// amp-loss-scaling's output (the pass ran first).
-  LogicalResult checkLossScaleOrder(const PrecisionPainting &painting);
-  /// Paints the module and rewrites it: retyped ops, carried values, casts,
-  /// specialised function signatures.
+  LogicalResult checkLossScaleOrder(const PaintingScope &scope,
+                                    const PrecisionPainting &painting);
   LogicalResult checkContractionOperands(ModuleOp module);
-  LogicalResult paintAndRewrite(const PrecisionPolicy &policy,
-                                AmpMode modeValue, AmpLevel levelValue);
+  /// The whole pass on the functions of one scope, with `scopePolicy` (this
+  /// thread's copy of the policy): the cleanup of its input, the painting
+  /// and rewrite, the cleanup of its output.
+  LogicalResult runOnScope(const PaintingScope &scope,
+                           const PrecisionPolicy &scopePolicy,
+                           ScopeStats &stats);
+  /// Paints the scope and rewrites it: retyped ops, carried values, casts,
+  /// specialised function signatures.
+  LogicalResult paintAndRewrite(const PaintingScope &scope,
+                                const PrecisionPolicy &scopePolicy,
+                                PaintingRewriteStats &stats);
 
   // Set by initialize(); shared by clones of the pass.
   AmpMode modeValue = AmpMode::F16;
@@ -122,17 +184,18 @@ AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
   return policy;
 }
 
-LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
-    const PrecisionPolicy &policy, AmpMode modeValue, AmpLevel levelValue) {
-  ModuleOp module = getOperation();
+LogicalResult
+AutoMixedPrecisionPass::paintAndRewrite(const PaintingScope &scope,
+                                        const PrecisionPolicy &scopePolicy,
+                                        PaintingRewriteStats &stats) {
   MLIRContext *ctx = &getContext();
   PaintingOptions paintingOptions;
   paintingOptions.mode = modeValue;
   paintingOptions.level = levelValue;
   paintingOptions.keepPublicSignatures = keepPublicSignatures;
   paintingOptions.castEconomy = castEconomy;
-  PrecisionPainting painting(module, policy, paintingOptions);
-  if (failed(checkLossScaleOrder(painting)))
+  PrecisionPainting painting(scope, scopePolicy, paintingOptions);
+  if (failed(checkLossScaleOrder(scope, painting)))
     return failure();
 
   if (explain) {
@@ -153,32 +216,20 @@ LogicalResult AutoMixedPrecisionPass::paintAndRewrite(
   FloatType lowType = modeValue == AmpMode::F16
                           ? FloatType(Float16Type::get(ctx))
                           : FloatType(BFloat16Type::get(ctx));
-  PaintingRewriteStats stats =
-      rewritePaintedModule(painting, lowType, castEconomy);
-  numOpsLow += stats.opsLow;
-  numOpsF32 += stats.opsF32;
-  numValuesCarried += stats.carried;
-  numCastsInserted += stats.castsInserted;
-  numRoundingsReadWide += stats.roundingsReadWide;
-  if (printStats)
-    printPassStatistics(getArgument(),
-                        {{"ops-converted", stats.opsLow},
-                         {"ops-kept-f32", stats.opsF32},
-                         {"casts-inserted", stats.castsInserted},
-                         {"roundings-read-wide", stats.roundingsReadWide},
-                         {"carried-values-low", stats.carried}});
+  stats = rewritePaintedModule(painting, lowType, castEconomy);
   return success();
 }
 
 LogicalResult
-AutoMixedPrecisionPass::checkLossScaleOrder(const PrecisionPainting &painting) {
+AutoMixedPrecisionPass::checkLossScaleOrder(const PaintingScope &scope,
+                                            const PrecisionPainting &painting) {
   // The scale of amp-loss-scaling{state=args} is an argument with
   // `amp.role = "loss_scale"`. The scale itself, moved by clear ops
   // (tensor.extract, splats, broadcasts: the seed), must stay f32 (65536 is
   // an infinity in f16); values computed from it (scaled gradients) may run
   // low, that is what loss scaling is for. A constant scale (mode=static) is
   // kept f32 by the painting's range check.
-  for (auto func : getOperation().getOps<FunctionOpInterface>()) {
+  for (FunctionOpInterface func : scope.functions) {
     if (func.isExternal())
       continue;
     for (BlockArgument arg : func.getArguments()) {
@@ -357,6 +408,69 @@ void AutoMixedPrecisionPass::runOnOperation() {
   if (policy->hasContractions() && failed(checkContractionOperands(module)))
     return signalPassFailure();
 
+  // Each scope is painted and rewritten by one thread; failableParallelForEach
+  // orders the diagnostics by scope. A function that is not isolated from
+  // above may read values of the region around it: then one thread.
+  SmallVector<PaintingScope> scopes =
+      partitionIntoPaintingScopes(module, keepPublicSignatures);
+  bool isolated = llvm::all_of(scopes, [](const PaintingScope &scope) {
+    return llvm::all_of(scope.functions, [](FunctionOpInterface func) {
+      return func->hasTrait<OpTrait::IsIsolatedFromAbove>();
+    });
+  });
+  MLIRContext *ctx = &getContext();
+  PolicyPool policies(*policy, ctx->isMultithreadingEnabled() && isolated
+                                   ? ctx->getThreadPool().getMaxConcurrency()
+                                   : 1);
+  SmallVector<ScopeStats> scopeStats(scopes.size());
+  auto runScope = [&](size_t index) {
+    PolicyPool::Lease lease(policies);
+    return runOnScope(scopes[index], lease.get(), scopeStats[index]);
+  };
+  LogicalResult result = success();
+  if (isolated)
+    result = failableParallelForEachN(ctx, 0, scopes.size(), runScope);
+  else
+    for (size_t index = 0; index < scopes.size() && succeeded(result); ++index)
+      result = runScope(index);
+  if (failed(result))
+    return signalPassFailure();
+
+  ScopeStats total;
+  for (const ScopeStats &stats : scopeStats) {
+    total.rewrite.opsLow += stats.rewrite.opsLow;
+    total.rewrite.opsF32 += stats.rewrite.opsF32;
+    total.rewrite.carried += stats.rewrite.carried;
+    total.rewrite.castsInserted += stats.rewrite.castsInserted;
+    total.rewrite.roundingsReadWide += stats.rewrite.roundingsReadWide;
+    total.casts.castsRemoved += stats.casts.castsRemoved;
+    total.casts.constantsFolded += stats.casts.constantsFolded;
+    total.casts.castsHoisted += stats.casts.castsHoisted;
+    total.casts.castsFused += stats.casts.castsFused;
+    total.casts.castsFusedIntoProducers += stats.casts.castsFusedIntoProducers;
+  }
+  numOpsLow += total.rewrite.opsLow;
+  numOpsF32 += total.rewrite.opsF32;
+  numValuesCarried += total.rewrite.carried;
+  numCastsInserted += total.rewrite.castsInserted;
+  numRoundingsReadWide += total.rewrite.roundingsReadWide;
+  if (printStats) {
+    printPassStatistics(
+        getArgument(),
+        {{"ops-converted", total.rewrite.opsLow},
+         {"ops-kept-f32", total.rewrite.opsF32},
+         {"casts-inserted", total.rewrite.castsInserted},
+         {"roundings-read-wide", total.rewrite.roundingsReadWide},
+         {"carried-values-low", total.rewrite.carried}});
+    if (optimizeCasts)
+      printCastOptimizationStats(total.casts);
+  }
+}
+
+LogicalResult
+AutoMixedPrecisionPass::runOnScope(const PaintingScope &scope,
+                                   const PrecisionPolicy &scopePolicy,
+                                   ScopeStats &stats) {
   // With the cast cleanup on, the output keeps no tensor op that nobody
   // reads, no cast chain the cleanup can fold, and no tensor extension
   // that only generic bodies read (the cleanup moves it into them). A
@@ -371,20 +485,26 @@ void AutoMixedPrecisionPass::runOnOperation() {
   // in its body (extension-into-body-idempotence.mlir); an allow-listed
   // fill read through an f16 round trip the cleanup folded away was kept
   // f32, then painted low (fill-round-trip-idempotence.mlir).
-  if (optimizeCasts) {
-    eraseDeadTensorOps(module);
-    (void)amp::optimizeCasts(module);
-  }
+  if (optimizeCasts)
+    for (FunctionOpInterface func : scope.functions) {
+      eraseDeadTensorOps(func);
+      (void)amp::optimizeCasts(func);
+    }
 
   // The painting and the rewrite's maps live in paintAndRewrite(), so they
   // are freed before the cast cleanup: on large graphs they are a large
   // share of the peak memory.
-  if (failed(paintAndRewrite(*policy, modeValue, levelValue)))
-    return signalPassFailure();
+  if (failed(paintAndRewrite(scope, scopePolicy, stats.rewrite)))
+    return failure();
 
-  if (optimizeCasts) {
-    CastOptimizationStats castStats = amp::optimizeCasts(module);
-    if (printStats)
-      printCastOptimizationStats(castStats);
-  }
+  if (optimizeCasts)
+    for (FunctionOpInterface func : scope.functions) {
+      CastOptimizationStats casts = amp::optimizeCasts(func);
+      stats.casts.castsRemoved += casts.castsRemoved;
+      stats.casts.constantsFolded += casts.constantsFolded;
+      stats.casts.castsHoisted += casts.castsHoisted;
+      stats.casts.castsFused += casts.castsFused;
+      stats.casts.castsFusedIntoProducers += casts.castsFusedIntoProducers;
+    }
+  return success();
 }

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/Support/Threading.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -350,9 +351,13 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
 
   bool ok;
   {
-    // A failed trial is not an error: the op just stays f32.
-    ScopedDiagnosticHandler silence(ctx,
-                                    [](Diagnostic &) { return success(); });
+    // A failed trial is not an error: the op just stays f32. Only this
+    // thread's diagnostics are silenced: other scopes may be painted at the
+    // same time, and theirs must reach the pass's handlers.
+    uint64_t thread = llvm::get_threadid();
+    ScopedDiagnosticHandler silence(ctx, [thread](Diagnostic &) {
+      return success(llvm::get_threadid() == thread);
+    });
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(target)) {
       if (linalgOp.getRegionBuilder()) {
         rebuildNamedLinalgBody(target);

@@ -1,8 +1,8 @@
 //===- PrecisionPainting.h - Decide f32 or low for every value --*- C++ -*-===//
 //
-// Builds a dataflow graph over the ops of a module (one node per op that
-// touches f32 values, one node per group of values that control flow or calls
-// tie to one type) and paints it with TensorFlow AMP's algorithm:
+// Builds a dataflow graph over the ops of a set of functions (one node per op
+// that touches f32 values, one node per group of values that control flow or
+// calls tie to one type) and paints it with TensorFlow AMP's algorithm:
 //
 //   1. allow nodes are low;
 //   2. deny propagates forward through infer nodes and through clear nodes
@@ -31,6 +31,7 @@
 #ifndef AMP_ANALYSIS_PRECISIONPAINTING_H
 #define AMP_ANALYSIS_PRECISIONPAINTING_H
 
+#include "amp/Analysis/PaintingScopes.h"
 #include "amp/Analysis/PrecisionPolicy.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -133,7 +134,11 @@ public:
     Location getLoc() const;
   };
 
-  PrecisionPainting(ModuleOp module, const PrecisionPolicy &policy,
+  /// Paints the functions of `scope` (partitionIntoPaintingScopes()). It
+  /// reads and the rewrite changes nothing outside them: the painting of
+  /// other scopes can run at the same time, each with its own `policy`
+  /// (whose classification caches are not thread-safe).
+  PrecisionPainting(const PaintingScope &scope, const PrecisionPolicy &policy,
                     const PaintingOptions &options);
 
   ArrayRef<Node> getNodes() const { return nodes; }
@@ -166,9 +171,9 @@ private:
   /// and of specialisable functions, tied to the operands that forward into
   /// them; one group node per class whose members are all f32.
   struct GroupClasses;
-  void buildGroups(ModuleOp module);
+  void buildGroups(const PaintingScope &scope);
   static void tieRegionBranch(Operation *branch, GroupClasses &groups);
-  void tieSpecializableCalls(ModuleOp module, GroupClasses &groups);
+  void tieSpecializableCalls(const PaintingScope &scope, GroupClasses &groups);
   void addGroupNodes(GroupClasses &groups);
   void buildOpNodes(Region &region);
   /// A call whose operands and results all belong to carried groups.

@@ -93,6 +93,10 @@ public:
   PrecisionPolicy(PrecisionPolicy &&) = default;
   PrecisionPolicy &operator=(PrecisionPolicy &&) = default;
 
+  /// The same lists with empty caches, for another thread: classify() fills
+  /// the caches, so one policy is not shared between threads.
+  PrecisionPolicy cloneLists() const;
+
   /// Loads a policy file (JSON or YAML): a mapping from class names
   /// (`allow`, `infer`, `clear`, `deny`, `unlisted`) to lists of op names.
   /// An op the file names is moved to that class. Under `contraction`, an
