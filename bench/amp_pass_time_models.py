@@ -11,7 +11,7 @@ into one module (its functions renamed): both tools then work on the same
 COPIES independent functions, and the times are reported per copy.
 
     bench/amp_pass_time_models.sh [--models=resnet18,vgg16:train,...]
-        [--copies=10] [--repeat=7] [--keep=DIR]
+        [--copies=10] [--repeat=7] [--keep=DIR] [--baseline=OTHER_AMP_OPT]
 
 A model name is any of `torch-to-amp.py --list`; `:train` exports its
 training step (forward + backward, --train). Needs torch (the venv of
@@ -22,6 +22,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -116,6 +117,9 @@ def main():
     p.add_argument("--models", default=DEFAULT_MODELS)
     p.add_argument("--copies", type=int, default=10)
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--baseline", metavar="AMP_OPT",
+                   help="another amp-opt build, run interleaved with the "
+                        "others (a before/after of a change)")
     p.add_argument("--keep", metavar="DIR",
                    help="export into DIR and keep the files (reused when "
                         "present)")
@@ -146,10 +150,13 @@ def main():
                 cpu = line.split(":", 1)[1].strip()
                 break
     print(f"# amp-opt --amp vs mlir-opt --canonicalize, pass time per copy "
-          f"(best of {args.repeat}, interleaved); {args.copies} copies per "
-          f"module; CPU: {cpu}; load: {os.getloadavg()[0]:.2f}")
-    print(f"{'model':<22} {'ops':>6} {'amp ms':>8} {'canon ms':>9} "
-          f"{'ratio':>6}")
+          f"(best and median of {args.repeat}, interleaved); {args.copies} "
+          f"copies per module; CPU: {cpu}; load: {os.getloadavg()[0]:.2f}")
+    if args.baseline:
+        print(f"# baseline: {args.baseline}")
+    print(f"{'model':<22} {'ops':>6} {'amp ms':>13} {'canon ms':>13} "
+          f"{'ratio':>13}" + (f" {'baseline ms':>13} {'ratio':>13}"
+                              if args.baseline else ""))
     ratios = []
     for spec in specs:
         model, _, mode = spec.partition(":")
@@ -165,24 +172,40 @@ def main():
             with open(many, "w") as f:
                 f.write(replicate(text, args.copies))
             ops = count_ops(mlir_opt, single)
-            best_amp = best_canon = float("inf")
+            times = {"amp": [], "canon": [], "baseline": []}
             for _ in range(args.repeat):
-                best_amp = min(best_amp,
-                               pass_seconds([amp_opt, many, "--amp"]))
-                best_canon = min(best_canon, pass_seconds(
+                times["amp"].append(pass_seconds([amp_opt, many, "--amp"]))
+                times["canon"].append(pass_seconds(
                     [mlir_opt, many, "--canonicalize"]))
+                if args.baseline:
+                    times["baseline"].append(
+                        pass_seconds([args.baseline, many, "--amp"]))
         except RuntimeError as e:
             print(f"{name:<22} skipped: {e}")
             continue
-        ratio = best_amp / best_canon if best_canon > 0 else float("nan")
+
+        def per_copy(key):
+            return (min(times[key]) / args.copies * 1e3,
+                    statistics.median(times[key]) / args.copies * 1e3)
+
+        def pair(a, b):
+            return f"{a:6.3f}/{b:6.3f}"
+
+        amp, canon = per_copy("amp"), per_copy("canon")
+        ratio = amp[0] / canon[0] if canon[0] > 0 else float("nan")
         ratios.append((ratio, name))
-        print(f"{name:<22} {ops:>6} {best_amp / args.copies * 1e3:>8.3f} "
-              f"{best_canon / args.copies * 1e3:>9.3f} {ratio:>5.2f}x")
+        line = (f"{name:<22} {ops:>6} {pair(*amp)} {pair(*canon)} "
+                f"{pair(ratio, amp[1] / canon[1]):>13}")
+        if args.baseline:
+            base = per_copy("baseline")
+            line += f" {pair(*base)} {pair(base[0] / canon[0], base[1] / canon[1]):>13}"
+        print(line)
     if ratios:
         worst = max(ratios)
         met = sum(1 for r, _ in ratios if r <= 1.0)
-        print(f"goal amp <= 1.00x canonicalize: {met} of {len(ratios)} "
-              f"models; worst {worst[0]:.2f}x ({worst[1]})")
+        print(f"goal amp <= 1.00x canonicalize (best of {args.repeat}): "
+              f"{met} of {len(ratios)} models; worst {worst[0]:.2f}x "
+              f"({worst[1]})")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
