@@ -242,8 +242,38 @@ void recordRetyped(RetypeState &state, Operation *op,
       state.retypedValues.insert(result);
 }
 
+/// Whether patching the body of named op `linalgOp` gives the body its
+/// region builder would build for the new types, so that the patch can
+/// stand in for the rebuild and its trial: the results keep their types and
+/// only inputs change, each from the element type of every output (the
+/// builder casts an input to the output's type; the patch extends it back to
+/// the type it had). The contractions and poolings with low inputs and an
+/// f32 accumulator, nearly every named op the painting makes low.
+static bool patchMatchesRegionBuilder(linalg::LinalgOp linalgOp,
+                                      const RetypeState::Plan &plan) {
+  Operation *op = linalgOp;
+  if (!llvm::equal(op->getResultTypes(), plan.resultTypes))
+    return false;
+  Type outElement;
+  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+    Type element = getElementTypeOrSelf(init.get().getType());
+    if (plan.operandTypes[init.getOperandNumber()] != init.get().getType() ||
+        (outElement && element != outElement))
+      return false;
+    outElement = element;
+  }
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    Type have = input->get().getType();
+    if (plan.operandTypes[input->getOperandNumber()] != have &&
+        getElementTypeOrSelf(have) != outElement)
+      return false;
+  }
+  return outElement != nullptr;
+}
+
 /// An explicit linalg body (linalg.generic) that the patch is known to fix
-/// up is retyped in place: the common case, with no copy and no trial.
+/// up is retyped in place: the common case, with no copy and no trial. So is
+/// a named op whose patched body is the one its region builder would build.
 struct RetypeExplicitLinalgBody
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   RetypeExplicitLinalgBody(MLIRContext *ctx, RetypeState &state)
@@ -253,7 +283,9 @@ struct RetypeExplicitLinalgBody
                                 PatternRewriter &rewriter) const override {
     Operation *op = linalgOp;
     auto it = state.plans.find(op);
-    if (it == state.plans.end() || linalgOp.getRegionBuilder() ||
+    if (it == state.plans.end() ||
+        (linalgOp.getRegionBuilder() &&
+         !patchMatchesRegionBuilder(linalgOp, it->second)) ||
         !canPatchExplicitLinalgBody(op, it->second.operandTypes,
                                     it->second.resultTypes))
       return failure();
