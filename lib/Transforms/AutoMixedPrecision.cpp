@@ -438,16 +438,8 @@ void AutoMixedPrecisionPass::runOnOperation() {
 
   ScopeStats total;
   for (const ScopeStats &stats : scopeStats) {
-    total.rewrite.opsLow += stats.rewrite.opsLow;
-    total.rewrite.opsF32 += stats.rewrite.opsF32;
-    total.rewrite.carried += stats.rewrite.carried;
-    total.rewrite.castsInserted += stats.rewrite.castsInserted;
-    total.rewrite.roundingsReadWide += stats.rewrite.roundingsReadWide;
-    total.casts.castsRemoved += stats.casts.castsRemoved;
-    total.casts.constantsFolded += stats.casts.constantsFolded;
-    total.casts.castsHoisted += stats.casts.castsHoisted;
-    total.casts.castsFused += stats.casts.castsFused;
-    total.casts.castsFusedIntoProducers += stats.casts.castsFusedIntoProducers;
+    total.rewrite += stats.rewrite;
+    total.casts += stats.casts;
   }
   numOpsLow += total.rewrite.opsLow;
   numOpsF32 += total.rewrite.opsF32;
@@ -498,13 +490,7 @@ AutoMixedPrecisionPass::runOnScope(const PaintingScope &scope,
     return failure();
 
   if (optimizeCasts)
-    for (FunctionOpInterface func : scope.functions) {
-      CastOptimizationStats casts = amp::optimizeCasts(func);
-      stats.casts.castsRemoved += casts.castsRemoved;
-      stats.casts.constantsFolded += casts.constantsFolded;
-      stats.casts.castsHoisted += casts.castsHoisted;
-      stats.casts.castsFused += casts.castsFused;
-      stats.casts.castsFusedIntoProducers += casts.castsFusedIntoProducers;
-    }
+    for (FunctionOpInterface func : scope.functions)
+      stats.casts += amp::optimizeCasts(func);
   return success();
 }

@@ -62,6 +62,15 @@ struct CastOptimizationStats {
   uint64_t castsFused = 0;
   /// Tensor truncations moved into the bodies of the generics they round.
   uint64_t castsFusedIntoProducers = 0;
+
+  CastOptimizationStats &operator+=(const CastOptimizationStats &other) {
+    castsRemoved += other.castsRemoved;
+    constantsFolded += other.constantsFolded;
+    castsHoisted += other.castsHoisted;
+    castsFused += other.castsFused;
+    castsFusedIntoProducers += other.castsFusedIntoProducers;
+    return *this;
+  }
 };
 
 /// Runs the amp-optimize-casts cleanup on `root` (docs/passes.md). The pass

@@ -19,6 +19,15 @@ namespace mlir::amp {
 struct PaintingRewriteStats {
   uint64_t opsLow = 0, opsF32 = 0, carried = 0, castsInserted = 0,
            roundingsReadWide = 0;
+
+  PaintingRewriteStats &operator+=(const PaintingRewriteStats &other) {
+    opsLow += other.opsLow;
+    opsF32 += other.opsF32;
+    carried += other.carried;
+    castsInserted += other.castsInserted;
+    roundingsReadWide += other.roundingsReadWide;
+    return *this;
+  }
 };
 
 /// Gives every op and carried value that `painting` made low the type
