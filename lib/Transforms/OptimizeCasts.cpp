@@ -550,16 +550,23 @@ void CastOptimizer::fuseTruncationsIntoProducers(Operation *root) {
 
 CastOptimizationStats CastOptimizer::run(Operation *root) {
   removed = constantsFolded = fused = fusedIntoProducers = 0;
+  bool tensorCasts = false;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isCast(op))
       return WalkResult::advance();
+    tensorCasts |= isa<RankedTensorType>(op->getResult(0).getType());
     processCast(op);
     // Casts have no regions; `op` may be gone.
     return WalkResult::skip();
   });
-  fuseTruncationsIntoProducers(root);
+  // The fusions move tensor casts only, and the walk above makes none where
+  // there was none: on an input without tensor casts (the pass's cleanup of
+  // a torch export before painting) their two walks would find nothing.
+  if (tensorCasts)
+    fuseTruncationsIntoProducers(root);
   eraseDeadProducers();
-  fuseExtensionsIntoConsumers(root);
+  if (tensorCasts)
+    fuseExtensionsIntoConsumers(root);
   return {removed, constantsFolded, hoistedCasts.size(), fused,
           fusedIntoProducers};
 }
