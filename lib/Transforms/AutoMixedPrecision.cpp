@@ -192,7 +192,6 @@ AutoMixedPrecisionPass::paintAndRewrite(const PaintingScope &scope,
   PaintingOptions paintingOptions;
   paintingOptions.mode = modeValue;
   paintingOptions.level = levelValue;
-  paintingOptions.keepPublicSignatures = keepPublicSignatures;
   paintingOptions.castEconomy = castEconomy;
   PrecisionPainting painting(scope, scopePolicy, paintingOptions);
   if (failed(checkLossScaleOrder(scope, painting)))

@@ -67,7 +67,6 @@ bool isFloatCast(Operation *op);
 struct PaintingOptions {
   AmpMode mode = AmpMode::F16;
   AmpLevel level = AmpLevel::Default;
-  bool keepPublicSignatures = true;
   /// Keep low clear regions in f32 where that moves fewer bytes than the
   /// casts around them (false: TensorFlow's painting, unchanged).
   bool castEconomy = true;
