@@ -76,14 +76,16 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
     pm.addPass(
         createReportWritePass({options.report, options.summary, options.target,
                                options.dot, options.dotFunction}));
-  pm.addPass(createCheckMasterWeightsPass());
+  // The marker passes touch nothing outside the op they run on: one run per
+  // function, in parallel.
+  pm.nestAny().addPass(createCheckMasterWeightsPass());
   LossScalingPassOptions scalingOptions;
   scalingOptions.mode = resolveLossScaling(options);
   scalingOptions.initScale = options.initScale;
   scalingOptions.state = options.lossScaleState;
   scalingOptions.printStats = options.stats;
   pm.addPass(createLossScalingPass(scalingOptions));
-  pm.addPass(createStripMarkersPass());
+  pm.nestAny().addPass(createStripMarkersPass());
   // IREE runs a function many times with the same weights: the caller
   // rounds them once (docs/downstream.md).
   if (options.emit == "iree")

@@ -283,14 +283,16 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
   ];
 }
 
-def StripMarkersPass : Pass<"amp-strip-markers", "::mlir::ModuleOp"> {
+def StripMarkersPass : Pass<"amp-strip-markers"> {
   let summary = "Replace the amp markers by their identities";
   let description = [{
     Replaces `amp.grad_seed %loss` by ones of the loss's type
     (`arith.constant`), `amp.param_grad %g` by `%g` and
     `amp.state_update %old, %new` by `%new`, so that the output is
     upstream-only IR. Run it after `amp-loss-scaling` (which consumes the
-    markers of the functions it scales) or instead of it.
+    markers of the functions it scales) or instead of it. It works on any
+    op and touches nothing outside it: `--amp` runs it on each function of
+    the module, in parallel.
 
     ```mlir
     %seed = amp.grad_seed %loss : tensor<f32>
@@ -308,8 +310,7 @@ def StripMarkersPass : Pass<"amp-strip-markers", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def CheckMasterWeightsPass
-    : Pass<"amp-check-master-weights", "::mlir::ModuleOp"> {
+def CheckMasterWeightsPass : Pass<"amp-check-master-weights"> {
   let summary = "Check that training state is kept and updated in f32";
   let description = [{
     Mixed precision keeps an f32 master copy of every weight: the step reads
@@ -322,7 +323,9 @@ def CheckMasterWeightsPass
     * warning: the new value of an f32 state is an `arith.extf` of a
       low-precision value: the update itself ran in low precision.
 
-    The pass changes nothing.
+    The pass changes nothing. It works on any op: `--amp` runs it on each
+    function of the module, in parallel (the diagnostics keep the functions'
+    order).
   }];
 }
 
