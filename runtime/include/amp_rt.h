@@ -355,6 +355,22 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *       i64, i64, i64, i64)  // strideH, strideW, dilationH, dilationW
  *       attributes {llvm.emit_c_interface}
  *
+ *   func.func private @amp_rt_conv2d_nchw16c_fchw_f16_f32(
+ *       memref<?x?x?x?x16xf16, strided<[?, ?, ?, ?, ?], offset: ?>>,
+ *                                // I: N x C/16 x H x W x 16 (nChw16c)
+ *       memref<?x?x?x?xf16, strided<[?, ?, ?, ?], offset: ?>>,  // F: FxCxKHxKW
+ *       memref<?x?x?x?x16xf32, strided<[?, ?, ?, ?, ?], offset: ?>>,
+ *                                // O: N x F/16 x OH x OW x 16 (nChw16c)
+ *       i64, i64, i64, i64)  // strideH, strideW, dilationH, dilationW
+ *       attributes {llvm.emit_c_interface}
+ *
+ * The nchw16c form is linalg.conv_2d_nchw_fchw on activations blocked by 16
+ * channels (x[n][c/16][h][w][c%16], oneDNN's nChw16c), as
+ * amp-block-convs writes it: oneDNN's convolutions read and write that
+ * layout without a reorder. Where the backend cannot (a GPU, a CPU path
+ * without oneDNN, f16 inputs), the call unblocks into NCHW copies and runs
+ * the nchw_fchw form.
+ *
  * (linalg.conv_2d_* carry strides and dilations as attributes; the lowering
  * passes them as i64 constants. For _f16_f16 the third memref is f16, for
  * _bf16_f32 the first two are bf16, for _bf16_bf16 all three are bf16, for
@@ -387,6 +403,14 @@ typedef struct amp_rt_memref_4d {
   int64_t strides[4];
 } amp_rt_memref_4d;
 
+typedef struct amp_rt_memref_5d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[5];
+  int64_t strides[5];
+} amp_rt_memref_5d;
+
 typedef enum amp_rt_error_mode {
   AMP_RT_ERRORS_ABORT = 0, /* default: print to stderr and abort() */
   AMP_RT_ERRORS_RECORD = 1 /* record for amp_rt_last_status and return */
@@ -408,7 +432,11 @@ AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
   AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(   \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##SUFFIX(            \
+          amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);
 #define AMP_RT_DECLARE_MLIR_ENTRY_POINTS(IN, OUT)                              \
   AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, )                                 \
   AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, _overwrite)

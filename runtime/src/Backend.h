@@ -66,6 +66,11 @@ struct GemmArgs {
 struct ConvProblem {
   amp_rt_conv2d_desc desc;
   int64_t P, Q;
+  /// NCHW activations blocked by 16 channels (oneDNN's nChw16c:
+  /// x[n][c/16][h][w][c%16]; C and K multiples of 16), from the nchw16c MLIR
+  /// entry points. A backend that cannot read that layout returns
+  /// AMP_RT_ERROR_UNSUPPORTED, and the caller unblocks the operands.
+  bool blocked16 = false;
 };
 
 enum class ConvDirection { Forward, BackwardData, BackwardFilter };

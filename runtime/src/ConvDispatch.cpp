@@ -10,6 +10,7 @@
 #include "RuntimeInternal.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace amp {
 namespace rt {
@@ -123,6 +124,26 @@ amp_rt_status convViews(const char *fn, ConvDirection dir,
                         float beta, const TensorView &out) {
   return named(fn, convViewsImpl(fn, dir, problem, inType, outType, alpha, in0,
                                  in1, beta, out));
+}
+
+amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
+                                amp_rt_dtype inType, amp_rt_dtype outType,
+                                const void *x, const TensorView &w, float beta,
+                                void *y) {
+  std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+  Slot *slot = nullptr;
+  AMP_RT_TRY(activeSlot(fn, slot));
+  CallContext ctx(fn, *slot);
+  // Host memory in oneDNN's layout: only the cpu backend reads it in place.
+  if (std::strcmp(ctx.backend().name(), "cpu") != 0)
+    return AMP_RT_ERROR_UNSUPPORTED;
+  TensorView filter;
+  AMP_RT_TRY(ctx.input(w, true, filter));
+  amp_rt_status s = ctx.backend().conv(ConvDirection::Forward, problem, inType,
+                                       outType, 1.0f, x, filter.data, beta, y);
+  if (s != AMP_RT_SUCCESS)
+    return s;
+  return ctx.finish();
 }
 
 } // namespace rt

@@ -40,6 +40,14 @@ amp_rt_status convViews(const char *fn, ConvDirection dir,
                         float beta, const TensorView &out);
 
 /// Checks `desc`, resolves FILTER_DEFAULT and computes P, Q.
+/// A forward convolution of a `blocked16` problem on dense host tensors x
+/// and y (nChw16c) and the filter view w, run by the active backend if it
+/// reads that layout in place (the cpu backend through oneDNN);
+/// AMP_RT_ERROR_UNSUPPORTED, with no error recorded, if it does not.
+amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
+                                amp_rt_dtype inType, amp_rt_dtype outType,
+                                const void *x, const TensorView &w, float beta,
+                                void *y);
 amp_rt_status makeConvProblem(const char *fn, const amp_rt_conv2d_desc *desc,
                               ConvProblem &problem);
 

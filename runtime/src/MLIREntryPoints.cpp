@@ -10,6 +10,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 using namespace amp::rt;
 
@@ -180,6 +182,114 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
                    vo);
 }
 
+/// Copies between a blocked memref (N x C/16 x H x W x 16, any strides) and
+/// a dense NCHW buffer of `es`-byte elements; `toPlain` gives the direction.
+void copyBlocked(const amp_rt_memref_5d *m, size_t es, char *plain,
+                 bool toPlain) {
+  const int64_t *n = m->sizes, *st = m->strides;
+  char *base = static_cast<char *>(m->aligned) + m->offset * int64_t(es);
+  const int64_t C = n[1] * 16, H = n[2], W = n[3];
+  for (int64_t b = 0; b < n[0]; ++b)
+    for (int64_t cb = 0; cb < n[1]; ++cb)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          for (int64_t ci = 0; ci < 16; ++ci) {
+            char *blocked = base + (b * st[0] + cb * st[1] + h * st[2] +
+                                    w * st[3] + ci * st[4]) *
+                                       int64_t(es);
+            char *dense =
+                plain + (((b * C + cb * 16 + ci) * H + h) * W + w) * es;
+            if (toPlain)
+              std::memcpy(dense, blocked, es);
+            else
+              std::memcpy(blocked, dense, es);
+          }
+}
+
+bool isDense(const amp_rt_memref_5d *m) {
+  int64_t stride = 1;
+  for (int i = 4; i >= 0; --i) {
+    if (m->sizes[i] != 1 && m->strides[i] != stride)
+      return false;
+    stride *= m->sizes[i];
+  }
+  return true;
+}
+
+/// linalg.conv_2d_nchw_fchw on activations blocked by 16 channels (what
+/// amp-block-convs makes of it): O += conv(I, F), I and O in nChw16c. Runs
+/// in place where the backend reads that layout (oneDNN on the cpu
+/// backend); elsewhere through NCHW copies and the nchw_fchw path.
+amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                            const amp_rt_memref_5d *I,
+                            const amp_rt_memref_4d *F,
+                            const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                            int64_t dh, int64_t dw, float beta) {
+  if (!I || !O || !F)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  for (const amp_rt_memref_5d *m : {I, O}) {
+    for (int i = 0; i < 5; ++i)
+      if (m->sizes[i] < 0 || m->strides[i] < 0)
+        return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                    "%s: a blocked memref has a negative size or stride", fn);
+    if (m->sizes[4] != 16)
+      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                  "%s: blocked memrefs have 16 channels in their last "
+                  "dimension, not %lld",
+                  fn, (long long)m->sizes[4]);
+    if (m->offset < 0 || !m->aligned)
+      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                  "%s: a blocked memref has a NULL pointer or offset < 0", fn);
+  }
+  const size_t inSize = dtypeSize(in), outSize = dtypeSize(out);
+  const int64_t N = I->sizes[0], C = I->sizes[1] * 16, H = I->sizes[2],
+                W = I->sizes[3], K = O->sizes[1] * 16, OH = O->sizes[2],
+                OW = O->sizes[3];
+  // In place: dense tensors, and an output size that the input determines
+  // (linalg also allows an input larger than the output needs).
+  bool exact = sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 &&
+               H >= (F->sizes[2] - 1) * dh + 1 &&
+               W >= (F->sizes[3] - 1) * dw + 1 &&
+               (H - (F->sizes[2] - 1) * dh - 1) / sh + 1 == OH &&
+               (W - (F->sizes[3] - 1) * dw - 1) / sw + 1 == OW;
+  if (exact && isDense(I) && isDense(O) && N == O->sizes[0] &&
+      F->sizes[0] == K && F->sizes[1] == C && N > 0 && OH > 0 && OW > 0) {
+    amp_rt_conv2d_desc d{};
+    d.layout = AMP_RT_NCHW;
+    d.filter_layout = AMP_RT_FILTER_KCRS;
+    d.N = N, d.H = H, d.W = W, d.C = C, d.K = K;
+    d.R = F->sizes[2], d.S = F->sizes[3];
+    d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+    ConvProblem p;
+    TensorView vf;
+    amp_rt_status s;
+    if ((s = makeConvProblem(fn, &d, p)) ||
+        (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
+      return s;
+    p.blocked16 = true;
+    s = convBlockedOnHost(
+        fn, p, in, out, static_cast<char *>(I->aligned) + I->offset * inSize,
+        vf, beta, static_cast<char *>(O->aligned) + O->offset * outSize);
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+  }
+  std::vector<char> x(size_t(N * C * H * W) * inSize),
+      y(size_t(N * K * OH * OW) * outSize);
+  copyBlocked(I, inSize, x.data(), /*toPlain=*/true);
+  if (beta != 0.0f)
+    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
+  amp_rt_memref_4d xi{
+      x.data(), x.data(), 0, {N, C, H, W}, {C * H * W, H * W, W, 1}};
+  amp_rt_memref_4d yo{
+      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
+  amp_rt_status s =
+      conv2d(fn, /*nhwc=*/false, in, out, &xi, F, &yo, sh, sw, dh, dw, beta);
+  if (s != AMP_RT_SUCCESS)
+    return s;
+  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
+  return AMP_RT_SUCCESS;
+}
+
 } // namespace
 
 // Each op has two entry points: `..._IN_OUT` accumulates into the output
@@ -233,6 +343,19 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
     report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false, \
                   IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));  \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                   \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,           \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
+    report(conv2dBlocked("amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT, IN_T,     \
+                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f)); \
+  }                                                                            \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(       \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,           \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
+    report(conv2dBlocked(                                                      \
+        "amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,  \
+        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                         \
   }
 
 extern "C" {

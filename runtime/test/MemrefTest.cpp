@@ -363,6 +363,121 @@ TEST_P(MemrefTest, Conv2DStridedViewsAndSmallerOutput) {
   }
 }
 
+/// O += conv(I, F) (or O = conv(I, F) with `overwrite`) through
+/// _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_*: I (N x C/16 x H x W x 16) and
+/// O (N x K/16 x OH x OW x 16) are blocked views, F is dense FCHW; checked
+/// against a direct loop on the unblocked values.
+void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<5> &I,
+                      Tensor &f, const View<5> &O, int64_t KH, int64_t KW,
+                      int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                      bool overwrite) {
+  const int64_t N = I.sizes[0], C = I.sizes[1] * 16, K = O.sizes[1] * 16,
+                OH = O.sizes[2], OW = O.sizes[3];
+  auto oAt = [&](int64_t n, int64_t k, int64_t p, int64_t q) {
+    return O.at({n, k / 16, p, q, k % 16});
+  };
+  if (overwrite)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t p = 0; p < OH; ++p)
+          for (int64_t q = 0; q < OW; ++q)
+            O.t->set(oAt(n, k, p, q), std::nan(""));
+  Tensor before = *O.t;
+  amp_rt_memref_5d di = I.desc<amp_rt_memref_5d>(),
+                   dout = O.desc<amp_rt_memref_5d>();
+  amp_rt_memref_4d df{
+      f.data(), f.data(), 0, {K, C, KH, KW}, {C * KH * KW, KH * KW, KW, 1}};
+  amp_rt_clear_error();
+#define AMP_CALL_CONV(IN, OUT)                                                 \
+  (overwrite                                                                   \
+       ? _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(     \
+             &di, &df, &dout, sh, sw, dh, dw)                                  \
+       : _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(&di, &df, &dout, \
+                                                              sh, sw, dh, dw))
+  if (in == AMP_RT_F32)
+    AMP_CALL_CONV(f32, f32);
+  else if (in == AMP_RT_F16 && out == AMP_RT_F32)
+    AMP_CALL_CONV(f16, f32);
+  else if (in == AMP_RT_F16)
+    AMP_CALL_CONV(f16, f16);
+  else if (out == AMP_RT_F32)
+    AMP_CALL_CONV(bf16, f32);
+  else
+    AMP_CALL_CONV(bf16, bf16);
+#undef AMP_CALL_CONV
+  ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t p = 0; p < OH; ++p)
+        for (int64_t q = 0; q < OW; ++q) {
+          Ref r;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                int64_t h = p * sh + kh * dh, w = q * sw + kw * dw;
+                double x = I.get({n, c / 16, h, w, c % 16});
+                double wv = f.get(size_t(((k * C + c) * KH + kh) * KW + kw));
+                r.value += x * wv;
+                r.magnitude += std::fabs(x * wv);
+              }
+          size_t idx = oAt(n, k, p, q);
+          double old = overwrite ? 0.0 : before.get(idx);
+          ASSERT_NEAR(O.t->get(idx), r.value + old,
+                      tolerance(r, C * KH * KW, out, 1.0, old))
+              << "O at n=" << n << " k=" << k << " p=" << p << " q=" << q;
+        }
+}
+
+View<5> dense5(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return View<5>{
+      t, 0, {a, b, c, d, 16}, {b * c * d * 16, c * d * 16, d * 16, 16, 1}};
+}
+
+// Blocked activations: in place on oneDNN (cpu backend, bf16 where the CPU
+// has it, f32), through NCHW copies elsewhere (f16, the widened bf16 path,
+// the cuda backend, strided views, an output smaller than the input allows).
+TEST_P(MemrefTest, Conv2DBlockedChannels) {
+  std::mt19937 rng(53);
+  struct Case {
+    int64_t H, W, KH, KW, sh, sw, dh, dw, OH, OW;
+  } cases[] = {{7, 7, 3, 3, 1, 1, 1, 1, 5, 5},
+               {9, 8, 3, 1, 2, 2, 1, 1, 4, 4},
+               {9, 9, 3, 3, 1, 1, 2, 2, 5, 5},
+               {9, 9, 3, 3, 2, 2, 1, 1, 3, 3}}; // smaller than the 4 x 4 fit
+  const int64_t N = 2, C = 32, K = 16;
+  for (int native : {1, 0})
+    for (const Case &c : cases)
+      for (bool overwrite : {false, true})
+        for (TypePair tp : contractionTypes()) {
+          SCOPED_TRACE(testing::Message()
+                       << "native bf16 " << native << " " << c.H << "x" << c.W
+                       << " filter " << c.KH << "x" << c.KW << " stride "
+                       << c.sh << " dilation " << c.dh << " in " << tp.in
+                       << " out " << tp.out << " overwrite " << overwrite);
+          amp_rt_cpu_set_native_bf16(native);
+          Tensor i = buffer(tp.in, N * C * c.H * c.W, rng);
+          Tensor f = buffer(tp.in, K * C * c.KH * c.KW, rng);
+          Tensor o = buffer(tp.out, N * K * c.OH * c.OW, rng);
+          ASSERT_NO_FATAL_FAILURE(
+              checkBlockedConv(tp.in, tp.out, dense5(&i, N, C / 16, c.H, c.W),
+                               f, dense5(&o, N, K / 16, c.OH, c.OW), c.KH, c.KW,
+                               c.sh, c.sw, c.dh, c.dw, overwrite));
+        }
+  amp_rt_cpu_set_native_bf16(1);
+  // A strided input view (every other block row) and a strided output.
+  const int64_t H = 6, W = 5, OH = 4, OW = 3;
+  Tensor big = buffer(AMP_RT_BF16, N * 2 * H * W * 16 * 2, rng);
+  View<5> I{&big,
+            16,
+            {N, 2, H, W, 16},
+            {4 * H * W * 16, 2 * H * W * 16, W * 16, 16, 1}};
+  Tensor f = buffer(AMP_RT_BF16, K * C * 3 * 3, rng);
+  Tensor o = buffer(AMP_RT_F32, N * OH * OW * 16 * 2, rng);
+  View<5> O{&o, 0, {N, 1, OH, OW, 16}, {OH * OW * 32, 0, OW * 32, 32, 1}};
+  ASSERT_NO_FATAL_FAILURE(checkBlockedConv(AMP_RT_BF16, AMP_RT_F32, I, f, O, 3,
+                                           3, 1, 1, 1, 1, false));
+}
+
 TEST_P(MemrefTest, ErrorsAreRecordedInRecordMode) {
   amp_rt_set_error_mode(AMP_RT_ERRORS_RECORD);
   std::mt19937 rng(53);

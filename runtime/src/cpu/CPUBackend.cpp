@@ -186,6 +186,12 @@ amp_rt_status CPUBackend::conv(ConvDirection dir, const ConvProblem &p,
   bool viaDnnl = inType == AMP_RT_BF16
                      ? paths.nativeBf16.load()
                      : inType == AMP_RT_F32 && paths.f32OneDnn;
+  // Blocked activations are oneDNN's layout: only its kernels read them.
+  if (p.blocked16) {
+    if (!viaDnnl)
+      return AMP_RT_ERROR_UNSUPPORTED;
+    return dnnl.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+  }
   if (viaDnnl) {
     amp_rt_status s =
         dnnl.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);

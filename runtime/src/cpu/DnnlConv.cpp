@@ -6,6 +6,8 @@
 // activations are passed as they are (the brgemm kernels read nhwc), NCHW
 // ones are reordered into and out of the blocked layout the primitive
 // prefers: docs/runtime.md has the measurements behind both choices.
+// Activations already in that layout (nChw16c, ConvProblem::blocked16)
+// are passed as they are, like NHWC ones.
 //
 // A forward convolution whose filter is larger than its output (a weight
 // gradient that autodiff wrote as a convolution) runs as oneDNN's
@@ -37,9 +39,10 @@ Tag filterTag(amp_rt_filter_layout l) {
                                    : Tag::ohwi;
 }
 
-/// Whether activations of this layout go to the primitive unreordered.
+/// Whether activations of this layout go to the primitive unreordered:
+/// NHWC, and the blocked layout the primitive would reorder NCHW into.
 bool plainActivations(const ConvProblem &p) {
-  return p.desc.layout == AMP_RT_NHWC;
+  return p.desc.layout == AMP_RT_NHWC || p.blocked16;
 }
 
 /// oneDNN's view of a problem; operand 0, 1 are the inputs, 2 the output.
@@ -86,9 +89,9 @@ memory::dims filterStrides(amp_rt_filter_layout l, int64_t k, int64_t c,
 /// it is, on the caller's memory read through strides.
 bool weightGradientInDisguise(ConvDirection dir, const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
-  return dir == ConvDirection::Forward && d.stride_h == 1 && d.stride_w == 1 &&
-         d.dil_h == 1 && d.dil_w == 1 && d.pad_h == 0 && d.pad_w == 0 &&
-         d.R * d.S > p.P * p.Q;
+  return dir == ConvDirection::Forward && !p.blocked16 && d.stride_h == 1 &&
+         d.stride_w == 1 && d.dil_h == 1 && d.dil_w == 1 && d.pad_h == 0 &&
+         d.pad_w == 0 && d.R * d.S > p.P * p.Q;
 }
 
 /// The weight-gradient view of such a forward convolution O = conv(I, F):
@@ -131,7 +134,9 @@ Geometry geometryOf(ConvDirection dir, const ConvProblem &p) {
   g.dilates = {d.dil_h - 1, d.dil_w - 1};
   // Right padding as on the left: the output size formula floors it away.
   g.padL = g.padR = {d.pad_h, d.pad_w};
-  Tag act = d.layout == AMP_RT_NHWC ? Tag::nhwc : Tag::nchw;
+  Tag act = d.layout == AMP_RT_NHWC ? Tag::nhwc
+            : p.blocked16           ? Tag::nChw16c
+                                    : Tag::nchw;
   Tag filter = filterTag(d.filter_layout);
   const memory::dims *order[3];
   if (dir == ConvDirection::Forward)
@@ -163,7 +168,8 @@ PlanKey keyOf(ConvDirection dir, const ConvProblem &p, amp_rt_dtype in,
           d.C,        d.K,           d.R,
           d.S,        d.pad_h,       d.pad_w,
           d.stride_h, d.stride_w,    d.dil_h,
-          d.dil_w,    alpha != 1.0f, int64_t(floatBits(beta))};
+          d.dil_w,    alpha != 1.0f, int64_t(floatBits(beta)),
+          p.blocked16};
 }
 
 /// What the primitive is asked for: per operand a data type and a tag
