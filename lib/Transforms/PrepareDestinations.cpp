@@ -89,12 +89,11 @@ struct InsertSliceAsCopy final
     if (!sourceType.hasStaticShape() ||
         sourceType.getRank() != insert.getDestType().getRank())
       return failure();
-    // Already a copy into this slice.
-    if (auto copy = insert.getSource().getDefiningOp<linalg::CopyOp>())
-      if (auto slice =
-              copy.getOutputs()[0].getDefiningOp<tensor::ExtractSliceOp>())
-        if (slice.getSource() == insert.getDest())
-          return failure();
+    // Already a copy: this pattern's, or one whose destination slice was
+    // folded (an extract_slice of a splat constant is a constant, so the
+    // slice could not be recognised and the rewrite would repeat forever).
+    if (insert.getSource().getDefiningOp<linalg::CopyOp>())
+      return failure();
     auto slice = tensor::ExtractSliceOp::create(
         rewriter, insert.getLoc(), sourceType, insert.getDest(),
         insert.getMixedOffsets(), insert.getMixedSizes(),
@@ -116,8 +115,11 @@ struct PrepareDestinationsPass
     // tensor.pad -> tensor.empty + linalg.fill + tensor.insert_slice.
     linalg::populateDecomposePadPatterns(patterns);
     patterns.add<UnshareFillInit, InsertSliceAsCopy>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError()
+          << "amp-prepare-destinations: the rewrite did not converge";
       return signalPassFailure();
+    }
   }
 };
 

@@ -77,3 +77,22 @@ func.func @left_alone(%v: tensor<4xf32>, %d: tensor<?x4xf32>, %n: index)
   %s = tensor.insert_slice %d into %f[0, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<8x4xf32>
   return %r, %s, %f : tensor<3x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// An insert_slice into a splat constant (torch's backward of a pad): the
+// copy's destination slice of the constant folds to a constant, and the
+// rewrite must still stop after one copy (it used to repeat until the
+// greedy driver gave up, and the pass failed).
+// CHECK-LABEL: func.func @insert_into_constant
+// CHECK:       %[[C:.+]] = linalg.copy ins(%{{.+}} : tensor<2x4xf32>)
+// CHECK-NOT:   linalg.copy
+// CHECK:       tensor.insert_slice %[[C]] into
+// CHECK-NOT:   linalg.copy
+// CHECK:       return
+func.func @insert_into_constant(%x: tensor<2x4xf32>) -> tensor<4x6xf32> {
+  %zeros = arith.constant dense<0.0> : tensor<4x6xf32>
+  %r = tensor.insert_slice %x into %zeros[1, 1] [2, 4] [1, 1]
+      : tensor<2x4xf32> into tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
