@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Pipelines/Pipelines.h"
+#include "amp/Transforms/BlockedConv.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -115,7 +116,8 @@ struct FuseElementwisePass
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
-             isa<linalg::GenericOp>(fused->getOwner());
+             isa<linalg::GenericOp>(fused->getOwner()) &&
+             !fused->getOwner()->hasAttr(kBlockedConvAttrName);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     patterns.add<FuseReturnedProducer>(context);
@@ -182,14 +184,15 @@ namespace {
 
 /// What the lowering's options switch on, resolved once.
 struct LoweringStages {
-  bool fast, runtime, parallel, donateState;
+  bool fast, runtime, parallel, donateState, blockConvs;
   unsigned threads;
 
   explicit LoweringStages(const AmpLowerToLLVMOptions &options)
       : fast(options.fast), runtime(options.runtime || options.fast),
         // fast implies parallel unless threads=1 asks for serial loops.
         parallel(options.parallel || (options.fast && options.threads != 1)),
-        donateState(options.donateState), threads(options.threads) {}
+        donateState(options.donateState), blockConvs(options.blockConvs),
+        threads(options.threads) {}
 };
 
 } // namespace
@@ -202,6 +205,10 @@ struct LoweringStages {
 static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   pm.addPass(createConvertElementwiseToLinalgPass());
   if (on.fast) {
+    // NCHW convolution chains keep oneDNN's blocked layout between the
+    // library calls (amp-lower-to-runtime's nchw16c entry points).
+    if (on.blockConvs)
+      pm.addPass(createBlockConvsPass());
     pm.addPass(createFuseElementwisePass());
     pm.addPass(createFoldTransposesIntoContractionsPass());
     // No CSE here: it would merge the equal `linalg.fill`s that initialize

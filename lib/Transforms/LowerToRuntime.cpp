@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Transforms/BlockedConv.h"
 #include "amp/Transforms/Passes.h"
 
 #include "amp/Transforms/PassStatistics.h"
@@ -214,6 +215,11 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
     kind = "conv2d_nchw_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars = getConvScalars(conv);
+  } else if (SmallVector<int64_t> scalars = matchBlockedConv(op);
+             !scalars.empty()) {
+    kind = "conv2d_nchw16c_fchw";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars.assign(scalars.begin(), scalars.end());
   } else {
     why = "not a runtime op";
     return failure();
@@ -304,8 +310,9 @@ struct ContractionToRuntimeCall final
                                 PatternRewriter &rewriter) const override {
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(op));
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-             linalg::Conv2DNchwFchwOp>(op.getOperation()) ||
+    if (!(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNchwFchwOp>(op.getOperation()) ||
+          op->hasAttr(kBlockedConvAttrName)) ||
         !op.hasPureBufferSemantics() || !module)
       return rewriter.notifyMatchFailure(op, "not a runtime candidate");
     // f32 contractions are not Tensor Core work: unless include-f32 asks

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Transforms/BlockedConv.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -66,7 +67,8 @@ struct TileForThreadsPass
     // runtime call overwrites the output instead (amp-lower-to-runtime).
     auto isLibraryOp = [](Operation *op) {
       return isa<linalg::ContractionOpInterface,
-                 linalg::ConvolutionOpInterface>(op);
+                 linalg::ConvolutionOpInterface>(op) ||
+             !amp::matchBlockedConv(op).empty();
     };
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {

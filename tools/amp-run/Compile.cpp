@@ -31,6 +31,7 @@ void amp::run::buildLoweringPipeline(mlir::OpPassManager &pm,
   pipeline.parallel = options.parallel;
   pipeline.threads = options.threads;
   pipeline.donateState = options.donateState;
+  pipeline.blockConvs = options.blockConvs;
   mlir::amp::buildAmpLowerToLLVMPipeline(pm, pipeline);
 }
 

@@ -37,6 +37,8 @@ struct CompileOptions {
   /// Loops split over threads (--parallel) and how many (0: all).
   bool parallel = false;
   unsigned threads = 0;
+  /// NCHW convolutions on blocked activations (--block-convs, with --fast).
+  bool blockConvs = true;
   /// Results with `amp.updates` reuse their argument's buffer.
   bool donateState = false;
   unsigned optLevel = 2;

@@ -144,6 +144,12 @@ static cl::opt<unsigned> loopThreads(
     cl::desc("With --fast / --parallel: chunks per parallel loop (0, the "
              "default: this machine's hardware threads; 1: serial loops)"),
     cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> blockConvs(
+    "block-convs",
+    cl::desc("With --fast: NCHW convolution chains keep their activations in "
+             "oneDNN's blocked layout (amp-lower-to-llvm{block-convs}; on by "
+             "default, =false for the plain layout)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<cl::boolOrDefault> donateState(
     "donate-state",
     cl::desc("Let the training step write its new params and optimizer "
@@ -299,6 +305,7 @@ static CompileOptions compileOptions() {
   options.fast = fastPipeline;
   options.parallel = parallelLoops;
   options.threads = loopThreads;
+  options.blockConvs = blockConvs;
   // The step updates its params and optimizer state in place: by default
   // with --fast.
   options.donateState = donateState == cl::BOU_UNSET

@@ -125,6 +125,12 @@ struct AmpLowerToLLVMOptions
       llvm::cl::desc("With parallel (or fast): chunks per parallel loop "
                      "(0: this machine's hardware threads; 1: serial loops)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> blockConvs{
+      *this, "block-convs",
+      llvm::cl::desc("With fast: NCHW convolutions keep their activations in "
+                     "oneDNN's blocked layout between the library calls "
+                     "(amp-block-convs)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> donateState{
       *this, "donate-state",
       llvm::cl::desc("Write a training step's new params and optimizer state "

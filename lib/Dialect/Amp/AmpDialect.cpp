@@ -79,6 +79,19 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == "amp.blocked_conv") {
+    // amp-block-convs: the strides and dilations (H, W) of the NCHW
+    // convolution a linalg.generic on nChw16c activations computes.
+    auto values = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (op->getName().getStringRef() != "linalg.generic" || !values ||
+        values.size() != 4 ||
+        llvm::any_of(values.asArrayRef(), [](int64_t v) { return v < 1; }))
+      return emitError(loc, "'amp.blocked_conv' is array<i64: stride_h, "
+                            "stride_w, dilation_h, dilation_w> (each >= 1) on "
+                            "a linalg.generic; got ")
+             << attr.getValue();
+    return success();
+  }
   if (name.starts_with("amp.report.")) {
     // amp-report-snapshot: a stage's metrics as JSON text, on the module.
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
@@ -88,7 +101,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   }
   return unknownAttribute(
       loc, name,
-      ("amp.decision on ops and amp.report.<stage> on a module; " +
+      ("amp.decision on ops, amp.blocked_conv on a linalg.generic and "
+       "amp.report.<stage> on a module; " +
        Twine(kArgAttrs) + "; " + kResultAttrs)
           .str());
 }

@@ -127,8 +127,16 @@ func.func @bad_decision(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @bad_blocked_conv(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.blocked_conv' is array<i64: stride_h, stride_w, dilation_h, dilation_w> (each >= 1) on a linalg.generic; got array<i64: 1, 0, 1, 1>}}
+  %y = arith.addf %x, %x {amp.blocked_conv = array<i64: 1, 0, 1, 1>} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 func.func @unknown_op_attr(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{unknown attribute 'amp.precision' (the amp dialect defines amp.decision on ops and amp.report.<stage> on a module; }}
+  // expected-error @+1 {{unknown attribute 'amp.precision' (the amp dialect defines amp.decision on ops, amp.blocked_conv on a linalg.generic and amp.report.<stage> on a module; }}
   %y = arith.addf %x, %x {amp.precision = "low"} : tensor<4xf32>
   return %y : tensor<4xf32>
 }

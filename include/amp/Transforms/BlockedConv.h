@@ -1,0 +1,45 @@
+//===- BlockedConv.h - NCHW convolutions on nChw16c activations -*- C++ -*-===//
+//
+// amp-block-convs rewrites linalg.conv_2d_nchw_fchw as a linalg.generic on
+// activations blocked by 16 channels (oneDNN's nChw16c); amp-lower-to-runtime
+// recognises that generic by these maps and calls libamp_rt's
+// conv2d_nchw16c_fchw entry points.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TRANSFORMS_BLOCKEDCONV_H
+#define AMP_TRANSFORMS_BLOCKEDCONV_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::amp {
+
+/// The attribute (array<i64: stride_h, stride_w, dilation_h, dilation_w>)
+/// that marks such a generic; the amp dialect verifies its form.
+inline constexpr llvm::StringLiteral kBlockedConvAttrName = "amp.blocked_conv";
+
+/// Channels per block.
+inline constexpr int64_t kChannelBlock = 16;
+
+/// The indexing maps of the generic over the loops (n, kb, p, q, ki, cb, ci,
+/// r, s): input (n, cb, p * sh + r * dh, q * sw + s * dw, ci), filter
+/// FCHW (kb * 16 + ki, cb * 16 + ci, r, s), output (n, kb, p, q, ki).
+llvm::SmallVector<AffineMap>
+getBlockedConvIndexingMaps(MLIRContext *context,
+                           llvm::ArrayRef<int64_t> stridesAndDilations);
+
+/// Five parallel loops, then four reductions.
+llvm::SmallVector<utils::IteratorType> getBlockedConvIteratorTypes();
+
+/// The strides and dilations of `op` if it is such a generic: the
+/// attribute, its maps and iterators, ranks 5 / 4 / 5 with 16 channels per
+/// block, and a multiply-accumulate body. Anything else: empty.
+llvm::SmallVector<int64_t> matchBlockedConv(Operation *op);
+
+} // namespace mlir::amp
+
+#endif // AMP_TRANSFORMS_BLOCKEDCONV_H

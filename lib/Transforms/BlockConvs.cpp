@@ -1,0 +1,201 @@
+//===- BlockConvs.cpp - The amp-block-convs pass --------------------------===//
+//
+// Keeps the activations of NCHW convolution chains in oneDNN's nChw16c
+// layout: each linalg.conv_2d_nchw_fchw becomes a linalg.generic on
+// channel-blocked tensors between a linalg.pack and a linalg.unpack, and
+// upstream's data-layout propagation moves those through the elementwise
+// ops in between until they cancel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Transforms/BlockedConv.h"
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_BLOCKCONVSPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+SmallVector<AffineMap>
+mlir::amp::getBlockedConvIndexingMaps(MLIRContext *context,
+                                      ArrayRef<int64_t> stridesAndDilations) {
+  AffineExpr n, kb, p, q, ki, cb, ci, r, s;
+  bindDims(context, n, kb, p, q, ki, cb, ci, r, s);
+  int64_t sh = stridesAndDilations[0], sw = stridesAndDilations[1],
+          dh = stridesAndDilations[2], dw = stridesAndDilations[3];
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(9, 0, results, context);
+  };
+  return {map({n, cb, p * sh + r * dh, q * sw + s * dw, ci}),
+          map({kb * kChannelBlock + ki, cb * kChannelBlock + ci, r, s}),
+          map({n, kb, p, q, ki})};
+}
+
+SmallVector<utils::IteratorType> mlir::amp::getBlockedConvIteratorTypes() {
+  SmallVector<utils::IteratorType> types(5, utils::IteratorType::parallel);
+  types.append(4, utils::IteratorType::reduction);
+  return types;
+}
+
+SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kBlockedConvAttrName);
+  if (!generic || !attr || attr.size() != 4 || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1)
+    return {};
+  SmallVector<int64_t> scalars(attr.asArrayRef());
+  if (llvm::any_of(scalars, [](int64_t v) { return v < 1; }) ||
+      generic.getIndexingMapsArray() !=
+          getBlockedConvIndexingMaps(op->getContext(), scalars) ||
+      generic.getIteratorTypesArray() != getBlockedConvIteratorTypes())
+    return {};
+  auto blocked = [](Value v) {
+    auto type = dyn_cast<ShapedType>(v.getType());
+    return type && type.getRank() == 5 && type.getDimSize(4) == kChannelBlock;
+  };
+  auto filter = dyn_cast<ShapedType>(op->getOperand(1).getType());
+  if (!blocked(op->getOperand(0)) || !blocked(op->getOperand(2)) || !filter ||
+      filter.getRank() != 4)
+    return {};
+  auto mulAdd = [](Operation *first, Operation *second) {
+    return isa<arith::MulFOp>(first) && isa<arith::AddFOp>(second);
+  };
+  if (!linalg::detail::isContractionBody(*generic.getBlock(), mulAdd))
+    return {};
+  return scalars;
+}
+
+namespace {
+
+/// `value` (N x C x ...) packed into N x C/16 x ... x 16.
+Value packChannels(OpBuilder &b, Location loc, Value value) {
+  SmallVector<OpFoldResult> tiles = {b.getIndexAttr(kChannelBlock)};
+  Value dest =
+      linalg::PackOp::createDestinationTensor(b, loc, value, tiles, {1}, {});
+  return linalg::PackOp::create(b, loc, value, dest, {1}, tiles).getResult();
+}
+
+/// conv_2d_nchw_fchw(x, w) into y  ->  unpack(generic(pack(x), w, pack(y))).
+struct BlockConv final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    auto x = cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto w = cast<RankedTensorType>(op.getInputs()[1].getType());
+    auto y = cast<RankedTensorType>(op.getOutputs()[0].getType());
+    if (!x.hasStaticShape() || !w.hasStaticShape() || !y.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    if (x.getDimSize(1) % kChannelBlock || y.getDimSize(1) % kChannelBlock)
+      return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
+    // A filter larger than the output is a weight gradient written as a
+    // convolution; libamp_rt runs those as oneDNN's backward-weights on the
+    // plain tensors.
+    if (w.getDimSize(2) * w.getDimSize(3) > y.getDimSize(2) * y.getDimSize(3))
+      return rewriter.notifyMatchFailure(op, "a weight gradient");
+    SmallVector<int64_t> scalars;
+    for (int64_t v : op.getStrides().getValues<int64_t>())
+      scalars.push_back(v);
+    for (int64_t v : op.getDilations().getValues<int64_t>())
+      scalars.push_back(v);
+    Location loc = op.getLoc();
+    Value input = packChannels(rewriter, loc, op.getInputs()[0]);
+    Value init = packChannels(rewriter, loc, op.getOutputs()[0]);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), ValueRange{input, op.getInputs()[1]},
+        ValueRange{init},
+        getBlockedConvIndexingMaps(rewriter.getContext(), scalars),
+        getBlockedConvIteratorTypes());
+    // The convolution's own body: its block arguments are the elements of
+    // the input, the filter and the output, as the generic's are.
+    rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
+                               generic.getRegion().end());
+    generic->setAttr(kBlockedConvAttrName,
+                     rewriter.getDenseI64ArrayAttr(scalars));
+    Value dest = tensor::EmptyOp::create(rewriter, loc, y.getShape(),
+                                         y.getElementType());
+    SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(kChannelBlock)};
+    rewriter.replaceOp(op, linalg::UnPackOp::create(rewriter, loc,
+                                                    generic.getResult(0), dest,
+                                                    {1}, tiles)
+                               .getResult());
+    return success();
+  }
+};
+
+/// Whether data-layout propagation may move a pack or unpack across the
+/// op that owns or defines `operand`: never into a blocked convolution.
+bool mayPropagate(OpOperand *operand) {
+  Operation *owner = operand->getOwner();
+  Operation *producer = operand->get().getDefiningOp();
+  return !owner->hasAttr(kBlockedConvAttrName) &&
+         !(producer && producer->hasAttr(kBlockedConvAttrName));
+}
+
+struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    Operation *root = getOperation();
+    {
+      RewritePatternSet patterns(context);
+      patterns.add<BlockConv>(context);
+      walkAndApplyPatterns(root, std::move(patterns));
+    }
+    // Move the packs and unpacks across the elementwise ops, pads and
+    // reshapes between convolutions, and fold the pairs that meet.
+    {
+      RewritePatternSet patterns(context);
+      linalg::populateDataLayoutPropagationPatterns(patterns, mayPropagate);
+      linalg::populateSimplifyPackAndUnpackPatterns(patterns);
+      linalg::populateFoldPackUnpackIntoTensorEmptyPatterns(patterns);
+      linalg::PackOp::getCanonicalizationPatterns(patterns, context);
+      linalg::UnPackOp::getCanonicalizationPatterns(patterns, context);
+      linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+      tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
+      if (failed(applyPatternsGreedily(root, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // What is left (at the ends of a chain) becomes transposes and reshapes
+    // that the rest of the pipeline lowers.
+    IRRewriter rewriter(context);
+    SmallVector<Operation *> relayouts;
+    root->walk([&](Operation *op) {
+      if (isa<linalg::PackOp, linalg::UnPackOp>(op))
+        relayouts.push_back(op);
+    });
+    for (Operation *op : relayouts) {
+      rewriter.setInsertionPoint(op);
+      if (auto pack = dyn_cast<linalg::PackOp>(op)) {
+        FailureOr<linalg::LowerPackResult> lowered =
+            linalg::lowerPack(rewriter, pack);
+        if (failed(lowered))
+          return signalPassFailure();
+        // Channels that divide by 16 need no padding: drop the empty pad.
+        tensor::PadOp pad = lowered->padOp;
+        if (pad && pad.hasZeroLowPad() && pad.hasZeroHighPad() &&
+            pad.getSourceType() == pad.getResultType())
+          rewriter.replaceOp(pad, pad.getSource());
+      } else if (failed(linalg::lowerUnPack(rewriter,
+                                            cast<linalg::UnPackOp>(op)))) {
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+// RUN: amp-opt %s -split-input-file --amp-block-convs | FileCheck %s
+
+// Two convolutions with a batch-norm / ReLU / pad between them: both become
+// generics on nChw16c activations, the layout changes only at the ends (the
+// input's pack as an expand_shape + transpose, the result's unpack as a
+// transpose + collapse_shape), and the ops between run on blocked tensors.
+// CHECK-DAG:   #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, d2 + d7, d3 + d8, d6)>
+// CHECK-DAG:   #[[FILTER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1 * 16 + d4, d5 * 16 + d6, d7, d8)>
+// CHECK-DAG:   #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME:    %[[X:.+]]: tensor<2x32x8x8xbf16>, %[[W1:.+]]: tensor<32x32x3x3xbf16>, %[[W2:.+]]: tensor<16x32x3x3xbf16>, %[[G:.+]]: tensor<32xf32>
+// CHECK-NOT:   linalg.pack
+// CHECK-NOT:   linalg.unpack
+// CHECK:       %[[XE:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 16, 8, 8]
+// CHECK:       %[[XT:.+]] = linalg.transpose ins(%[[XE]] : tensor<2x2x16x8x8xbf16>) {{.*}} permutation = [0, 1, 3, 4, 2]
+// CHECK:       %[[XP:.+]] = tensor.pad %[[XT]] low[0, 0, 1, 1, 0] high[0, 0, 1, 1, 0]
+// CHECK:       %[[C1:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%[[XP]], %[[W1]] : tensor<2x2x10x10x16xbf16>, tensor<32x32x3x3xbf16>) outs(%{{.+}} : tensor<2x2x8x8x16xf32>) attrs = {amp.blocked_conv = array<i64: 1, 1, 1, 1>}
+// CHECK:         arith.extf
+// CHECK:         arith.extf
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK:       %[[GE:.+]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [2, 16]
+// CHECK:       %[[BN:.+]] = linalg.generic {{.*}} ins(%[[C1]], %[[GE]] : tensor<2x2x8x8x16xf32>, tensor<2x16xf32>) outs(%{{.+}} : tensor<2x2x8x8x16xbf16>)
+// CHECK:       %[[C2:.+]] = linalg.generic {{.*}} ins(%[[BN]], %[[W2]] : tensor<2x2x8x8x16xbf16>, tensor<16x32x3x3xbf16>) outs(%{{.+}} : tensor<2x1x6x6x16xf32>) attrs = {amp.blocked_conv = array<i64: 1, 1, 1, 1>}
+// CHECK:       %[[YT:.+]] = linalg.transpose ins(%[[C2]] : tensor<2x1x6x6x16xf32>) {{.*}} permutation = [0, 1, 4, 2, 3]
+// CHECK:       tensor.collapse_shape %[[YT]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x1x16x6x6xf32> into tensor<2x16x6x6xf32>
+// CHECK-NOT:   linalg.pack
+// CHECK-NOT:   linalg.unpack
+// CHECK:       return
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+func.func @chain(%x: tensor<2x32x8x8xbf16>, %w1: tensor<32x32x3x3xbf16>,
+                 %w2: tensor<16x32x3x3xbf16>, %g: tensor<32xf32>)
+    -> tensor<2x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %zb = arith.constant 0.0 : bf16
+  %p0 = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zb : bf16
+  } : tensor<2x32x8x8xbf16> to tensor<2x32x10x10xbf16>
+  %e1 = tensor.empty() : tensor<2x32x8x8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%p0, %w1 : tensor<2x32x10x10xbf16>, tensor<32x32x3x3xbf16>) outs(%f1 : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %e2 = tensor.empty() : tensor<2x32x8x8xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %g : tensor<2x32x8x8xf32>, tensor<32xf32>) outs(%e2 : tensor<2x32x8x8xbf16>) {
+  ^bb0(%a: f32, %gg: f32, %o: bf16):
+    %m = arith.mulf %a, %gg : f32
+    %mx = arith.maximumf %m, %zero : f32
+    %t = arith.truncf %mx : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<2x32x8x8xbf16>
+  %e3 = tensor.empty() : tensor<2x16x6x6xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%r, %w2 : tensor<2x32x8x8xbf16>, tensor<16x32x3x3xbf16>) outs(%f3 : tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32>
+  return %c2 : tensor<2x16x6x6xf32>
+}
+
+// -----
+
+// Strides and dilations are kept in the maps and in the attribute.
+// CHECK:       #[[IN2:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, d2 * 2 + d7, d3 + d8 * 3, d6)>
+// CHECK-LABEL: func.func @strided_dilated(
+// CHECK:       linalg.generic {indexing_maps = [#[[IN2]], #{{.+}}, #{{.+}}], {{.*}} attrs = {amp.blocked_conv = array<i64: 2, 1, 1, 3>}
+func.func @strided_dilated(%x: tensor<1x16x9x9xf32>, %w: tensor<16x16x3x2xf32>,
+                           %y: tensor<1x16x4x6xf32>) -> tensor<1x16x4x6xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 3]> : vector<2xi64>, strides = dense<[2, 1]> : vector<2xi64>}
+      ins(%x, %w : tensor<1x16x9x9xf32>, tensor<16x16x3x2xf32>) outs(%y : tensor<1x16x4x6xf32>) -> tensor<1x16x4x6xf32>
+  return %c : tensor<1x16x4x6xf32>
+}
+
+// -----
+
+// Left alone: 3 input channels (a stem on RGB), 8 output channels, a
+// weight gradient written as a convolution (its 6x6 filter is larger than
+// its 3x3 output), dynamic shapes, and NHWC.
+// CHECK-LABEL: func.func @left_alone(
+// CHECK-NOT:   amp.blocked_conv
+// CHECK-COUNT-5: linalg.conv_2d_
+// CHECK-NOT:   amp.blocked_conv
+// CHECK:       return
+func.func @left_alone(%rgb: tensor<1x3x8x8xf32>, %w3: tensor<16x3x3x3xf32>, %y3: tensor<1x16x6x6xf32>,
+                      %x: tensor<1x16x8x8xf32>, %w8: tensor<8x16x3x3xf32>, %y8: tensor<1x8x6x6xf32>,
+                      %wg: tensor<16x16x6x6xf32>, %yg: tensor<1x16x3x3xf32>,
+                      %xd: tensor<?x16x8x8xf32>, %w16: tensor<16x16x3x3xf32>, %yd: tensor<?x16x6x6xf32>,
+                      %xn: tensor<1x8x8x16xf32>, %wn: tensor<3x3x16x16xf32>, %yn: tensor<1x6x6x16xf32>)
+    -> (tensor<1x16x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x16x3x3xf32>, tensor<?x16x6x6xf32>, tensor<1x6x6x16xf32>) {
+  %a = linalg.conv_2d_nchw_fchw ins(%rgb, %w3 : tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) outs(%y3 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %b = linalg.conv_2d_nchw_fchw ins(%x, %w8 : tensor<1x16x8x8xf32>, tensor<8x16x3x3xf32>) outs(%y8 : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %wg : tensor<1x16x8x8xf32>, tensor<16x16x6x6xf32>) outs(%yg : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  %d = linalg.conv_2d_nchw_fchw ins(%xd, %w16 : tensor<?x16x8x8xf32>, tensor<16x16x3x3xf32>) outs(%yd : tensor<?x16x6x6xf32>) -> tensor<?x16x6x6xf32>
+  %e = linalg.conv_2d_nhwc_hwcf ins(%xn, %wn : tensor<1x8x8x16xf32>, tensor<3x3x16x16xf32>) outs(%yn : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
+  return %a, %b, %c, %d, %e : tensor<1x16x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x16x3x3xf32>, tensor<?x16x6x6xf32>, tensor<1x6x6x16xf32>
+}

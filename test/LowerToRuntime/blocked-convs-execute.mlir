@@ -1,0 +1,346 @@
+// Execution of amp-block-convs' output: a residual block in torch's export
+// form (NCHW convolutions on explicitly padded inputs, batch-norm / ReLU
+// generics, a dilated convolution, a residual add, a strided 1x1
+// projection; the 3-channel stem stays NCHW) through the fast pipeline,
+// whose convolutions then run on blocked activations in libamp_rt, against
+// the reference pipeline's plain loops on the same inputs.
+// REQUIRES: amp-runtime
+//
+// RUN: amp-opt %s --amp-lower-to-llvm > %t.ref.ll.mlir
+// RUN: mlir-runner %t.ref.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.ref.txt
+//
+// f32: three blocked convolutions, the stem plain; the runtime sums in
+// another order than the loops (measured: 1.3e-5 relative at most).
+// RUN: amp-opt %s --amp-lower-to-llvm='fast=true threads=2' > %t.fast.ll.mlir
+// RUN: FileCheck %s --check-prefix=F32 < %t.fast.ll.mlir
+// RUN: env AMP_RT_BACKEND=cpu mlir-runner %t.fast.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.fast.txt
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.fast.txt \
+// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+//
+// bf16: the blocked program computes exactly what the plain-layout one does
+// (block-convs=false: same oneDNN kernels, reordered per call); through the
+// widened path (AMP_RT_CPU_BF16=0: libamp_rt unblocks into NCHW copies) to
+// f32 rounding; and the f32 reference to bf16 accuracy.
+// RUN: amp-opt %s --amp='mode=bf16' -o %t.bf16.mlir
+// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2' > %t.bf16.ll.mlir
+// RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.ll.mlir
+// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2 block-convs=false' > %t.bf16.plain.ll.mlir
+// RUN: FileCheck %s --check-prefix=PLAIN < %t.bf16.plain.ll.mlir
+// RUN: env AMP_RT_BACKEND=cpu mlir-runner %t.bf16.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.bf16.txt
+// RUN: env AMP_RT_BACKEND=cpu mlir-runner %t.bf16.plain.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.bf16.plain.txt
+// RUN: env AMP_RT_BACKEND=cpu AMP_RT_CPU_BF16=0 mlir-runner %t.bf16.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.bf16.widened.txt
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.txt \
+// RUN:   --rtol 1e-6 --atol 0 --atol-scale 1e-7 | FileCheck %s --check-prefix=OK
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.widened.txt \
+// RUN:   --rtol 1e-4 --atol 0 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.bf16.txt \
+// RUN:   --rtol 2e-2 --atol 0 --atol-scale 1e-2 | FileCheck %s --check-prefix=OK
+
+// OK: PASS
+// F32:         llvm.call @amp_rt_conv2d_nchw_fchw_f32_f32_overwrite(
+// F32-COUNT-3: llvm.call @amp_rt_conv2d_nchw16c_fchw_f32_f32_overwrite(
+// F32-NOT:     llvm.call @amp_rt_conv2d_
+// BF16-DAG:    llvm.call @amp_rt_conv2d_nchw_fchw_bf16_f32_overwrite(
+// BF16-DAG:    llvm.call @amp_rt_conv2d_nchw16c_fchw_bf16_f32_overwrite(
+// PLAIN-NOT:   nchw16c
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+
+// A residual block in torch's export form: NCHW convolutions on explicitly
+// padded inputs, batch-norm scale / shift and ReLU as generics, a stride-2
+// 1x1 projection. The stem (3 input channels) stays NCHW.
+func.func @net(%x: tensor<2x3x16x16xf32>, %w0: tensor<32x3x3x3xf32>,
+               %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>,
+               %w3: tensor<16x32x1x1xf32>, %s: tensor<32xf32>,
+               %b: tensor<32xf32>) -> tensor<2x16x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x3x16x16xf32> to tensor<2x3x18x18xf32>
+  %e = tensor.empty() : tensor<2x32x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  %c0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%px, %w0 : tensor<2x3x18x18xf32>, tensor<32x3x3x3xf32>) outs(%f : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  %y0 = linalg.generic {indexing_maps = [#id, #ch, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c0, %s, %b : tensor<2x32x16x16xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e : tensor<2x32x16x16xf32>) {
+  ^bb0(%v: f32, %sv: f32, %bv: f32, %o: f32):
+    %m = arith.mulf %v, %sv : f32
+    %a = arith.addf %m, %bv : f32
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x32x16x16xf32>
+  %p1 = tensor.pad %y0 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x32x16x16xf32> to tensor<2x32x18x18xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%p1, %w1 : tensor<2x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%f : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  %y1 = linalg.generic {indexing_maps = [#id, #ch, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %s, %b : tensor<2x32x16x16xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e : tensor<2x32x16x16xf32>) {
+  ^bb0(%v: f32, %sv: f32, %bv: f32, %o: f32):
+    %m = arith.mulf %v, %sv : f32
+    %a = arith.addf %m, %bv : f32
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x32x16x16xf32>
+  %p2 = tensor.pad %y1 low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x32x16x16xf32> to tensor<2x32x20x20xf32>
+  // Dilation 2.
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%p2, %w2 : tensor<2x32x20x20xf32>, tensor<32x32x3x3xf32>) outs(%f : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  // Residual: y2 = relu(c2 * s + y0).
+  %y2 = linalg.generic {indexing_maps = [#id, #ch, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2, %s, %y0 : tensor<2x32x16x16xf32>, tensor<32xf32>, tensor<2x32x16x16xf32>) outs(%e : tensor<2x32x16x16xf32>) {
+  ^bb0(%v: f32, %sv: f32, %rv: f32, %o: f32):
+    %m = arith.mulf %v, %sv : f32
+    %a = arith.addf %m, %rv : f32
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x32x16x16xf32>
+  %e3 = tensor.empty() : tensor<2x16x8x8xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%y2, %w3 : tensor<2x32x16x16xf32>, tensor<16x32x1x1xf32>) outs(%f3 : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  return %c3 : tensor<2x16x8x8xf32>
+}
+
+func.func private @printMemrefF32(tensor<*xf32>)
+
+func.func @main() {
+  %x = call @gen_x() : () -> tensor<2x3x16x16xf32>
+  %w0 = call @gen_w0() : () -> tensor<32x3x3x3xf32>
+  %w1 = call @gen_w1() : () -> tensor<32x32x3x3xf32>
+  %w2 = call @gen_w2() : () -> tensor<32x32x3x3xf32>
+  %w3 = call @gen_w3() : () -> tensor<16x32x1x1xf32>
+  %s = call @gen_s() : () -> tensor<32xf32>
+  %b = call @gen_b() : () -> tensor<32xf32>
+  %y = call @net(%x, %w0, %w1, %w2, %w3, %s, %b)
+      : (tensor<2x3x16x16xf32>, tensor<32x3x3x3xf32>, tensor<32x32x3x3xf32>,
+         tensor<32x32x3x3xf32>, tensor<16x32x1x1xf32>, tensor<32xf32>,
+         tensor<32xf32>) -> tensor<2x16x8x8xf32>
+  %u = tensor.cast %y : tensor<2x16x8x8xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+func.func @gen_x() -> tensor<2x3x16x16xf32> {
+  %k0 = arith.constant 0.37 : f32
+  %k1 = arith.constant 0.11 : f32
+  %k2 = arith.constant -0.23 : f32
+  %k3 = arith.constant 0.71 : f32
+  %e = tensor.empty() : tensor<2x3x16x16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<2x3x16x16xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %i1 = linalg.index 1 : index
+    %j1 = arith.index_cast %i1 : index to i64
+    %f1 = arith.sitofp %j1 : i64 to f32
+    %m1 = arith.mulf %f1, %k1 : f32
+    %i2 = linalg.index 2 : index
+    %j2 = arith.index_cast %i2 : index to i64
+    %f2 = arith.sitofp %j2 : i64 to f32
+    %m2 = arith.mulf %f2, %k2 : f32
+    %i3 = linalg.index 3 : index
+    %j3 = arith.index_cast %i3 : index to i64
+    %f3 = arith.sitofp %j3 : i64 to f32
+    %m3 = arith.mulf %f3, %k3 : f32
+    %s1 = arith.addf %m0, %m1 : f32
+    %s2 = arith.addf %s1, %m2 : f32
+    %s3 = arith.addf %s2, %m3 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %s3, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<2x3x16x16xf32>
+  return %g : tensor<2x3x16x16xf32>
+}
+
+func.func @gen_w0() -> tensor<32x3x3x3xf32> {
+  %k0 = arith.constant 0.13 : f32
+  %k1 = arith.constant -0.29 : f32
+  %k2 = arith.constant 0.41 : f32
+  %k3 = arith.constant 0.07 : f32
+  %e = tensor.empty() : tensor<32x3x3x3xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<32x3x3x3xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %i1 = linalg.index 1 : index
+    %j1 = arith.index_cast %i1 : index to i64
+    %f1 = arith.sitofp %j1 : i64 to f32
+    %m1 = arith.mulf %f1, %k1 : f32
+    %i2 = linalg.index 2 : index
+    %j2 = arith.index_cast %i2 : index to i64
+    %f2 = arith.sitofp %j2 : i64 to f32
+    %m2 = arith.mulf %f2, %k2 : f32
+    %i3 = linalg.index 3 : index
+    %j3 = arith.index_cast %i3 : index to i64
+    %f3 = arith.sitofp %j3 : i64 to f32
+    %m3 = arith.mulf %f3, %k3 : f32
+    %s1 = arith.addf %m0, %m1 : f32
+    %s2 = arith.addf %s1, %m2 : f32
+    %s3 = arith.addf %s2, %m3 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %s3, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<32x3x3x3xf32>
+  return %g : tensor<32x3x3x3xf32>
+}
+
+func.func @gen_w1() -> tensor<32x32x3x3xf32> {
+  %k0 = arith.constant 0.19 : f32
+  %k1 = arith.constant 0.05 : f32
+  %k2 = arith.constant -0.31 : f32
+  %k3 = arith.constant 0.23 : f32
+  %e = tensor.empty() : tensor<32x32x3x3xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<32x32x3x3xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %i1 = linalg.index 1 : index
+    %j1 = arith.index_cast %i1 : index to i64
+    %f1 = arith.sitofp %j1 : i64 to f32
+    %m1 = arith.mulf %f1, %k1 : f32
+    %i2 = linalg.index 2 : index
+    %j2 = arith.index_cast %i2 : index to i64
+    %f2 = arith.sitofp %j2 : i64 to f32
+    %m2 = arith.mulf %f2, %k2 : f32
+    %i3 = linalg.index 3 : index
+    %j3 = arith.index_cast %i3 : index to i64
+    %f3 = arith.sitofp %j3 : i64 to f32
+    %m3 = arith.mulf %f3, %k3 : f32
+    %s1 = arith.addf %m0, %m1 : f32
+    %s2 = arith.addf %s1, %m2 : f32
+    %s3 = arith.addf %s2, %m3 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %s3, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<32x32x3x3xf32>
+  return %g : tensor<32x32x3x3xf32>
+}
+
+func.func @gen_w2() -> tensor<32x32x3x3xf32> {
+  %k0 = arith.constant -0.17 : f32
+  %k1 = arith.constant 0.09 : f32
+  %k2 = arith.constant 0.27 : f32
+  %k3 = arith.constant -0.11 : f32
+  %e = tensor.empty() : tensor<32x32x3x3xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<32x32x3x3xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %i1 = linalg.index 1 : index
+    %j1 = arith.index_cast %i1 : index to i64
+    %f1 = arith.sitofp %j1 : i64 to f32
+    %m1 = arith.mulf %f1, %k1 : f32
+    %i2 = linalg.index 2 : index
+    %j2 = arith.index_cast %i2 : index to i64
+    %f2 = arith.sitofp %j2 : i64 to f32
+    %m2 = arith.mulf %f2, %k2 : f32
+    %i3 = linalg.index 3 : index
+    %j3 = arith.index_cast %i3 : index to i64
+    %f3 = arith.sitofp %j3 : i64 to f32
+    %m3 = arith.mulf %f3, %k3 : f32
+    %s1 = arith.addf %m0, %m1 : f32
+    %s2 = arith.addf %s1, %m2 : f32
+    %s3 = arith.addf %s2, %m3 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %s3, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<32x32x3x3xf32>
+  return %g : tensor<32x32x3x3xf32>
+}
+
+func.func @gen_w3() -> tensor<16x32x1x1xf32> {
+  %k0 = arith.constant 0.21 : f32
+  %k1 = arith.constant -0.07 : f32
+  %k2 = arith.constant 0.5 : f32
+  %k3 = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<16x32x1x1xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<16x32x1x1xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %i1 = linalg.index 1 : index
+    %j1 = arith.index_cast %i1 : index to i64
+    %f1 = arith.sitofp %j1 : i64 to f32
+    %m1 = arith.mulf %f1, %k1 : f32
+    %i2 = linalg.index 2 : index
+    %j2 = arith.index_cast %i2 : index to i64
+    %f2 = arith.sitofp %j2 : i64 to f32
+    %m2 = arith.mulf %f2, %k2 : f32
+    %i3 = linalg.index 3 : index
+    %j3 = arith.index_cast %i3 : index to i64
+    %f3 = arith.sitofp %j3 : i64 to f32
+    %m3 = arith.mulf %f3, %k3 : f32
+    %s1 = arith.addf %m0, %m1 : f32
+    %s2 = arith.addf %s1, %m2 : f32
+    %s3 = arith.addf %s2, %m3 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %s3, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32x1x1xf32>
+  return %g : tensor<16x32x1x1xf32>
+}
+
+func.func @gen_s() -> tensor<32xf32> {
+  %k0 = arith.constant 0.053 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e : tensor<32xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %m0, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  return %g : tensor<32xf32>
+}
+
+func.func @gen_b() -> tensor<32xf32> {
+  %k0 = arith.constant -0.071 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e : tensor<32xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %j0 = arith.index_cast %i0 : index to i64
+    %f0 = arith.sitofp %j0 : i64 to f32
+    %m0 = arith.mulf %f0, %k0 : f32
+    %off = arith.constant 0.3 : f32
+    %v0 = arith.addf %m0, %off : f32
+    %v = math.sin %v0 : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  return %g : tensor<32xf32>
+}
