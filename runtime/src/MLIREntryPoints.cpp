@@ -183,27 +183,35 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
 }
 
 /// Copies between a blocked memref (N x C/16 x H x W x 16, any strides) and
-/// a dense NCHW buffer of `es`-byte elements; `toPlain` gives the direction.
-void copyBlocked(const amp_rt_memref_5d *m, size_t es, char *plain,
-                 bool toPlain) {
+/// a dense NCHW buffer of T elements; `toPlain` gives the direction.
+template <typename T>
+void copyBlockedAs(const amp_rt_memref_5d *m, T *plain, bool toPlain) {
   const int64_t *n = m->sizes, *st = m->strides;
-  char *base = static_cast<char *>(m->aligned) + m->offset * int64_t(es);
+  T *base = static_cast<T *>(m->aligned) + m->offset;
   const int64_t C = n[1] * 16, H = n[2], W = n[3];
   for (int64_t b = 0; b < n[0]; ++b)
     for (int64_t cb = 0; cb < n[1]; ++cb)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t w = 0; w < W; ++w)
-          for (int64_t ci = 0; ci < 16; ++ci) {
-            char *blocked = base + (b * st[0] + cb * st[1] + h * st[2] +
-                                    w * st[3] + ci * st[4]) *
-                                       int64_t(es);
-            char *dense =
-                plain + (((b * C + cb * 16 + ci) * H + h) * W + w) * es;
+      for (int64_t ci = 0; ci < 16; ++ci) {
+        T *dense = plain + ((b * C + cb * 16 + ci) * H) * W;
+        T *blocked = base + b * st[0] + cb * st[1] + ci * st[4];
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t w = 0; w < W; ++w) {
+            T &x = blocked[h * st[2] + w * st[3]];
+            T &y = dense[h * W + w];
             if (toPlain)
-              std::memcpy(dense, blocked, es);
+              y = x;
             else
-              std::memcpy(blocked, dense, es);
+              x = y;
           }
+      }
+}
+
+void copyBlocked(const amp_rt_memref_5d *m, size_t es, char *plain,
+                 bool toPlain) {
+  if (es == 4)
+    copyBlockedAs(m, reinterpret_cast<uint32_t *>(plain), toPlain);
+  else
+    copyBlockedAs(m, reinterpret_cast<uint16_t *>(plain), toPlain);
 }
 
 bool isDense(const amp_rt_memref_5d *m) {
@@ -219,7 +227,8 @@ bool isDense(const amp_rt_memref_5d *m) {
 /// linalg.conv_2d_nchw_fchw on activations blocked by 16 channels (what
 /// amp-block-convs makes of it): O += conv(I, F), I and O in nChw16c. Runs
 /// in place where the backend reads that layout (oneDNN on the cpu
-/// backend); elsewhere through NCHW copies and the nchw_fchw path.
+/// backend, the f16 ones widened first); elsewhere (the cuda backend, a CPU
+/// path without oneDNN) through NCHW copies and the nchw_fchw path.
 amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                             const amp_rt_memref_5d *I,
                             const amp_rt_memref_4d *F,

@@ -433,9 +433,10 @@ View<5> dense5(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
       t, 0, {a, b, c, d, 16}, {b * c * d * 16, c * d * 16, d * 16, 16, 1}};
 }
 
-// Blocked activations: in place on oneDNN (cpu backend, bf16 where the CPU
-// has it, f32), through NCHW copies elsewhere (f16, the widened bf16 path,
-// the cuda backend, strided views, an output smaller than the input allows).
+// Blocked activations: in place on oneDNN (cpu backend: bf16 where the CPU
+// has it, f32, and f16 / bf16 on their widened f32 copies), through NCHW
+// copies elsewhere (the cuda backend, strided views, an output smaller than
+// the input allows).
 TEST_P(MemrefTest, Conv2DBlockedChannels) {
   std::mt19937 rng(53);
   struct Case {

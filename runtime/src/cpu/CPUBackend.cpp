@@ -186,11 +186,14 @@ amp_rt_status CPUBackend::conv(ConvDirection dir, const ConvProblem &p,
   bool viaDnnl = inType == AMP_RT_BF16
                      ? paths.nativeBf16.load()
                      : inType == AMP_RT_F32 && paths.f32OneDnn;
-  // Blocked activations are oneDNN's layout: only its kernels read them.
+  // Blocked activations are oneDNN's layout: only its kernels read them,
+  // natively or on the widened copies (widening keeps the layout).
   if (p.blocked16) {
-    if (!viaDnnl)
-      return AMP_RT_ERROR_UNSUPPORTED;
-    return dnnl.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    if (viaDnnl)
+      return dnnl.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    if (inType != AMP_RT_F32 && paths.f32OneDnn)
+      return widenedConv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    return AMP_RT_ERROR_UNSUPPORTED;
   }
   if (viaDnnl) {
     amp_rt_status s =
@@ -227,6 +230,8 @@ amp_rt_status CPUBackend::widenedConv(ConvDirection dir, const ConvProblem &p,
       direct ? dnnl.conv(dir, p, AMP_RT_F32, AMP_RT_F32, alpha, a, b, beta, out)
              : dnnl.conv(dir, p, AMP_RT_F32, AMP_RT_F32, 1.0f, a, b, 0.0f, c);
   if (s == AMP_RT_ERROR_UNSUPPORTED) {
+    if (p.blocked16) // the caller unblocks the operands
+      return s;
     refused();
     return blas.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
   }
