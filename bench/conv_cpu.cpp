@@ -14,12 +14,20 @@
 //              convolution or only its reference one
 //   dnnl-f32   the same in f32
 //
+// --layouts=nchw16c (in --layouts=all): forward only, amp-bf16 / amp-f32 are
+// the MLIR entry points amp_rt_conv2d_nchw16c_fchw_{bf16,f32}_f32_overwrite
+// on activations blocked by 16 channels and padded beforehand, which is how
+// code lowered by amp-block-convs calls them (docs/passes.md); the dnnl
+// columns are the NCHW ones. Layers with fewer than 16 channels are n/a.
+//
 // All variants of one layer and layout (twelve: 4 x 3 directions) are timed
 // interleaved, best sample of each (bench_util.h). GF/s = 2*N*K*P*Q*C*R*S
 // per direction; the "network" row sums count x time over the layers (the
-// backward-data total leaves out conv1, whose input needs no gradient).
+// backward-data total leaves out conv1, whose input needs no gradient; so
+// does the blocked one, as conv1 has 3 channels).
 //
-// Usage: amp-bench-conv-cpu [--quick] [--batch=N] [--layouts=nhwc,nchw]
+// Usage: amp-bench-conv-cpu [--quick] [--batch=N]
+//                           [--layouts=nhwc|nchw|nchw16c|both|all]
 //                           [--min-time=S] [--min-rounds=N] [--gap=S]
 //                           [--stable-rounds=N] [--max-rounds=N]
 //
@@ -27,6 +35,7 @@
 
 #include "bench_util.h"
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -183,12 +192,72 @@ struct Row {
 
 } // namespace
 
+/// The forward convolution `d` through the blocked MLIR entry point: the
+/// NCHW input `x` (f32, exact in bf16) padded and blocked by 16 channels
+/// once, in bf16 or f32. Returns the timed call and a function that unblocks
+/// its result into the NCHW tensor `out`.
+std::pair<std::function<void()>, std::function<void()>>
+blockedForward(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q, bool bf16,
+               const std::vector<float> &x, float *out) {
+  const int64_t N = d.N, CB = d.C / 16, KB = d.K / 16, H = d.H + 2 * d.pad_h,
+                W = d.W + 2 * d.pad_w;
+  auto xs = std::make_shared<std::vector<float>>(size_t(N * CB * H * W * 16));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < d.C; ++c)
+      for (int64_t h = 0; h < d.H; ++h)
+        for (int64_t w = 0; w < d.W; ++w)
+          (*xs)[size_t(
+              ((((n * CB + c / 16) * H + h + d.pad_h) * W) + w + d.pad_w) * 16 +
+              c % 16)] = x[size_t(((n * d.C + c) * d.H + h) * d.W + w)];
+  auto xb = std::make_shared<std::vector<uint16_t>>(xs->size());
+  amp_rt_convert(AMP_RT_BF16, xb->data(), AMP_RT_F32, xs->data(), xs->size());
+  auto y = std::make_shared<std::vector<float>>(size_t(N * KB * P * Q * 16));
+  auto wf = std::make_shared<std::vector<float>>(size_t(d.K * d.C * d.R * d.S));
+  fillExact(*wf, 4); // the filter the other variants use (KCRS)
+  auto wb = std::make_shared<std::vector<uint16_t>>(wf->size());
+  amp_rt_convert(AMP_RT_BF16, wb->data(), AMP_RT_F32, wf->data(), wf->size());
+  auto run = [=]() {
+    void *xp = bf16 ? (void *)xb->data() : (void *)xs->data();
+    void *wp = bf16 ? (void *)wb->data() : (void *)wf->data();
+    amp_rt_memref_5d mi{xp,
+                        xp,
+                        0,
+                        {N, CB, H, W, 16},
+                        {CB * H * W * 16, H * W * 16, W * 16, 16, 1}};
+    amp_rt_memref_4d mf{
+        wp, wp, 0, {d.K, d.C, d.R, d.S}, {d.C * d.R * d.S, d.R * d.S, d.S, 1}};
+    amp_rt_memref_5d mo{y->data(),
+                        y->data(),
+                        0,
+                        {N, KB, P, Q, 16},
+                        {KB * P * Q * 16, P * Q * 16, Q * 16, 16, 1}};
+    if (bf16)
+      _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_bf16_f32_overwrite(
+          &mi, &mf, &mo, d.stride_h, d.stride_w, 1, 1);
+    else
+      _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_f32_f32_overwrite(
+          &mi, &mf, &mo, d.stride_h, d.stride_w, 1, 1);
+  };
+  auto unblock = [=]() {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < d.K; ++k)
+        for (int64_t p = 0; p < P; ++p)
+          for (int64_t q = 0; q < Q; ++q)
+            out[((n * d.K + k) * P + p) * Q + q] = (*y)[size_t(
+                (((n * KB + k / 16) * P + p) * Q + q) * 16 + k % 16)];
+  };
+  return {run, unblock};
+}
+
 int main(int argc, char **argv) {
   double minTime = 0.2;
   int minRounds = 5;
   int64_t batch = 8;
   bool quick = false;
-  std::vector<amp_rt_layout> layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
+  // NCHW16C: NCHW blocked by 16 channels, forward only (the MLIR entry
+  // points of amp-block-convs).
+  const int NCHW16C = 2;
+  std::vector<int> layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (std::strcmp(a, "--quick") == 0)
@@ -212,9 +281,14 @@ int main(int argc, char **argv) {
     else if (std::strcmp(a, "--layouts=nhwc,nchw") == 0 ||
              std::strcmp(a, "--layouts=both") == 0)
       layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
+    else if (std::strcmp(a, "--layouts=nchw16c") == 0)
+      layouts = {NCHW16C};
+    else if (std::strcmp(a, "--layouts=all") == 0)
+      layouts = {AMP_RT_NHWC, AMP_RT_NCHW, NCHW16C};
     else {
       std::fprintf(stderr,
-                   "usage: %s [--quick] [--batch=N] [--layouts=nhwc|nchw|both] "
+                   "usage: %s [--quick] [--batch=N] "
+                   "[--layouts=nhwc|nchw|nchw16c|both|all] "
                    "[--min-time=S] [--min-rounds=N] [--gap=S] "
                    "[--stable-rounds=N] [--max-rounds=N]\n",
                    argv[0]);
@@ -255,10 +329,16 @@ int main(int argc, char **argv) {
   // Summary lines collected over layouts, printed at the end.
   std::vector<std::string> summary;
 
-  for (amp_rt_layout layout : layouts) {
+  for (int layoutOption : layouts) {
+    const bool blocked = layoutOption == NCHW16C;
+    const amp_rt_layout layout =
+        blocked ? AMP_RT_NCHW : amp_rt_layout(layoutOption);
     bool nhwc = layout == AMP_RT_NHWC;
-    const char *lname = nhwc ? "NHWC, filter RSCK (linalg conv_2d_nhwc_hwcf)"
-                             : "NCHW, filter KCRS (linalg conv_2d_nchw_fchw)";
+    const char *lname =
+        blocked ? "NCHW blocked by 16 channels, filter KCRS (amp-block-convs)"
+        : nhwc  ? "NHWC, filter RSCK (linalg conv_2d_nhwc_hwcf)"
+                : "NCHW, filter KCRS (linalg conv_2d_nchw_fchw)";
+    const char *lshort = blocked ? "NCHW16C" : nhwc ? "NHWC" : "NCHW";
     std::vector<Row> rows;
     std::vector<double> gflop;
     for (const Layer &L : kResnet18) {
@@ -312,7 +392,20 @@ int main(int argc, char **argv) {
           }
           float *out = outs[dir];
           std::fill(out, out + outN[dir], -7.0f);
-          if (im == AmpBf16 || im == AmpF32) {
+          if (blocked && dir != Fwd) {
+            var.why = "the blocked entry points are forward only";
+            continue;
+          }
+          if (blocked && (im == AmpBf16 || im == AmpF32)) {
+            if (L.C % 16 || L.K % 16) {
+              var.why = "channels not blocks of 16";
+              continue;
+            }
+            auto call = blockedForward(d, P, Q, bf16, x, out);
+            call.first();
+            call.second(); // unblocks the result into `out` for the check
+            var.run = call.first;
+          } else if (im == AmpBf16 || im == AmpF32) {
             amp_rt_dtype t = bf16 ? AMP_RT_BF16 : AMP_RT_F32;
             auto call = [d, t, in0, in1, out, dir]() {
               if (dir == Fwd)
@@ -340,11 +433,11 @@ int main(int argc, char **argv) {
                              const_cast<void *>(in1), out);
             if (!var.why.empty()) {
               note(std::string(kImplName[im]) + " " + kDirName[dir] + " (" +
-                   (nhwc ? "NHWC" : "NCHW") + "): " + var.why);
+                   lshort + "): " + var.why);
               continue;
             }
             note(std::string(kImplName[im]) + " " + kDirName[dir] + " (" +
-                 (nhwc ? "NHWC" : "NCHW") + ") implementation: " + c.impl);
+                 lshort + ") implementation: " + c.impl);
             var.run = [&c] { c.run(); };
             c.run();
             c.check();
@@ -362,7 +455,7 @@ int main(int argc, char **argv) {
         }
       }
       std::vector<Variant *> all;
-      for (int dir = 0; dir < 3; ++dir)
+      for (int dir = 0; dir < (blocked ? 1 : 3); ++dir)
         for (int im = 0; im < 4; ++im)
           all.push_back(&v[dir][im]);
       measureInterleaved(all, minTime, minRounds);
@@ -379,7 +472,7 @@ int main(int argc, char **argv) {
     }
     std::fprintf(stderr, "\n");
 
-    for (int dir = 0; dir < 3; ++dir) {
+    for (int dir = 0; dir < (blocked ? 1 : 3); ++dir) {
       std::printf("\n%s, %s, batch %lld\n", kDirName[dir], lname,
                   (long long)batch);
       std::printf("%-22s %3s %7s %8s %8s %9s %8s | %-9s %-14s %-14s\n", "layer",
@@ -415,7 +508,7 @@ int main(int argc, char **argv) {
           std::snprintf(s, sizeof(s),
                         "%s %-15s network: amp-bf16 %s GF/s; bf16/f32 %s, "
                         "bf16/best-f32 %s, bf16/dnnl-bf16 %s",
-                        nhwc ? "NHWC" : "NCHW", kDirName[dir],
+                        lshort, kDirName[dir],
                         fmt(g[AmpBf16], ok[AmpBf16]).c_str(), rF32.c_str(),
                         rBest.c_str(), rDnnl.c_str());
           summary.push_back(s);
@@ -429,16 +522,18 @@ int main(int argc, char **argv) {
         char n[8];
         std::snprintf(n, sizeof(n), "%d", L.count);
         line(L.name, n, gflop[i], t, rows[i].ok[dir], false);
-        if (dir == BwdData && i == 0)
-          continue; // conv1's input needs no gradient
+        // conv1's input needs no gradient; in blocked form it has 3
+        // channels.
+        if ((dir == BwdData || blocked) && i == 0)
+          continue;
         totFlop += L.count * gflop[i];
         for (int im = 0; im < 4; ++im) {
           totTime[im] += L.count * t[im];
           totOk[im] &= rows[i].ok[dir][im];
         }
       }
-      line("network (n x layer)", dir == BwdData ? "19" : "20", totFlop,
-           totTime, totOk, true);
+      line("network (n x layer)", dir == BwdData || blocked ? "19" : "20",
+           totFlop, totTime, totOk, true);
     }
   }
   std::printf("\nsummary (network totals; ok/MISS against the reference "
