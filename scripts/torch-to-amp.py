@@ -441,8 +441,11 @@ def run_tool(cmd, **kw):
     return r
 
 
-def compile_to_shared_library(mlir_file, work, tag, llvm_bin):
-    """mlir_file (tensors) -> shared library exporting _mlir_ciface_<f>."""
+def compile_to_shared_library(mlir_file, work, tag, llvm_bin, fast=False):
+    """mlir_file (tensors) -> shared library exporting _mlir_ciface_<f>.
+    fast: through the fast pipeline (libamp_rt's kernels, OpenMP loops,
+    NCHW convolutions on blocked activations), linked with libamp_rt and
+    LLVM's libomp."""
     llvm_dialect = os.path.join(work, tag + ".llvm.mlir")
     ll = os.path.join(work, tag + ".ll")
     obj = os.path.join(work, tag + ".o")
@@ -452,8 +455,10 @@ def compile_to_shared_library(mlir_file, work, tag, llvm_bin):
     env.setdefault("AMP_OPT", os.path.join(REPO, "build", "bin", "amp-opt"))
     with open(llvm_dialect, "w") as out:
         r = subprocess.run(
-            [os.path.join(REPO, "scripts", "lower-to-llvm.sh"), mlir_file,
-             "--llvm-request-c-wrappers"], stdout=out, stderr=subprocess.PIPE,
+            [os.path.join(REPO, "scripts", "lower-to-llvm.sh")]
+            + (["--fast"] if fast else [])
+            + [mlir_file, "--llvm-request-c-wrappers"], stdout=out,
+            stderr=subprocess.PIPE,
             text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"torch-to-amp: lower-to-llvm.sh {mlir_file} failed:\n"
@@ -472,6 +477,9 @@ def compile_to_shared_library(mlir_file, work, tag, llvm_bin):
         link += ["-lmlir_float16_utils"]
     # memrefCopy (copies that bufferization leaves).
     link += [f"-L{llvm_lib}", "-lmlir_c_runner_utils", f"-Wl,-rpath,{llvm_lib}"]
+    if fast:
+        rt_lib = os.path.join(os.path.dirname(env["AMP_OPT"]), "..", "lib")
+        link += [f"-L{rt_lib}", "-lamp_rt", f"-Wl,-rpath,{rt_lib}", "-lomp"]
     run_tool(link)
     return lib
 
@@ -664,6 +672,12 @@ def main():
     p.add_argument("--check", action="store_true",
                    help="with --amp: run the f32 export and the AMP program "
                         "on the CPU and compare them with PyTorch")
+    p.add_argument("--check-pipeline", choices=["reference", "fast"],
+                   default="reference",
+                   help="with --check: lower both programs with the "
+                        "reference pipeline (plain loops) or the fast one "
+                        "(amp-run --fast's: libamp_rt, OpenMP, blocked "
+                        "convolutions) (default: %(default)s)")
     p.add_argument("--reports", metavar="DIR",
                    help="also write the small files to DIR: STEM.export.json, "
                         "STEM.amp.txt, STEM.report.json (adds 'report=... "
@@ -808,7 +822,9 @@ def check(args, model, inputs, call_args, out, amp_out, base):
         runs = {}
         for tag, f in (("f32", out), ("amp", amp_out)):
             t0 = time.time()
-            lib = compile_to_shared_library(f, work, tag, args.llvm_bin)
+            lib = compile_to_shared_library(
+                f, work, tag, args.llvm_bin,
+                fast=args.check_pipeline == "fast")
             t1 = time.time()
             runs[tag] = call_shared_library(lib, args.func_name, call_args,
                                             ref)
