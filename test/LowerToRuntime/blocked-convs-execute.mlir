@@ -20,6 +20,16 @@
 // RUN:   > %t.fast.txt
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.fast.txt \
 // RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+// On a CPU whose oneDNN kernels read nChw8c (AVX2, as on a Zen 1; emulated
+// with DNNL_MAX_CPU_ISA), the blocked activations are reordered into that
+// layout, never handed to oneDNN's reference convolution (which its
+// kernels' absence would otherwise pick: naive loops, minutes per call).
+// RUN: env AMP_RT_BACKEND=cpu DNNL_MAX_CPU_ISA=AVX2 AMP_RT_VERBOSE=1 mlir-runner %t.fast.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.avx2.txt 2> %t.avx2.err
+// RUN: FileCheck %s --check-prefix=AVX2 < %t.avx2.err
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.avx2.txt \
+// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
 //
 // bf16: the blocked program computes exactly what the plain-layout one does
 // (block-convs=false: same oneDNN kernels, reordered per call); through the
@@ -53,6 +63,8 @@
 // BF16-DAG:    llvm.call @amp_rt_conv2d_nchw_fchw_bf16_f32_overwrite(
 // BF16-DAG:    llvm.call @amp_rt_conv2d_nchw16c_fchw_bf16_f32_overwrite(
 // PLAIN-NOT:   nchw16c
+// AVX2:        new oneDNN convolution primitive: jit
+// AVX2-NOT:    primitive: ref
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #ch = affine_map<(n, c, h, w) -> (c)>

@@ -256,13 +256,21 @@ dnnl::reorder::primitive_desc outputReorder(DnnlKernels::State &st,
                                        plan.user[2], attr);
 }
 
+/// Whether oneDNN fell back to its reference convolution (naive loops),
+/// which it does for a layout its kernels on this CPU do not read.
+bool isReference(const dnnl::primitive_desc &pd) {
+  return std::strncmp(pd.impl_info_str(), "ref", 3) == 0;
+}
+
 ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
                   const ConvProblem &p, amp_rt_dtype in, amp_rt_dtype out,
-                  float alpha, float beta) {
+                  float alpha, float beta, bool callerLayout = true) {
   const Geometry g = geometryOf(dir, p);
+  const ConvDirection requested = dir;
   dir = g.kernel;
   // Strided (disguised) operands always go through the primitive's layouts.
-  const bool plain = plainActivations(p) && g.userStrides[0].empty();
+  const bool plain =
+      callerLayout && plainActivations(p) && g.userStrides[0].empty();
   ConvPlan plan;
   Request r;
   for (int i = 0; i < 3; ++i) {
@@ -286,6 +294,12 @@ ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
   if (!direct)
     r.type[2] = memory::data_type::f32;
   dnnl::primitive_desc pd = createPd(st, dir, g, r, in, attr);
+  // The caller's layout only where a real kernel reads it: on an AVX2 CPU
+  // oneDNN's kernels read nChw8c, and nChw16c activations would get the
+  // reference convolution; they are reordered into its layout instead.
+  if (plain && isReference(pd))
+    return makePlan(st, requested, p, in, out, alpha, beta,
+                    /*callerLayout=*/false);
   innerOperands(dir, pd, plan);
   plan.prim = dnnl::primitive(pd);
   plan.scratchpadBytes = pd.scratchpad_desc().get_size();
