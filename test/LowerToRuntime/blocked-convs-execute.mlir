@@ -19,7 +19,7 @@
 // RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
 // RUN:   > %t.fast.txt
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.fast.txt \
-// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=CHECK
 // On a CPU whose oneDNN kernels read nChw8c (AVX2, as on a Zen 1; emulated
 // with DNNL_MAX_CPU_ISA), the blocked activations are reordered into that
 // layout, never handed to oneDNN's reference convolution (which its
@@ -29,7 +29,7 @@
 // RUN:   > %t.avx2.txt 2> %t.avx2.err
 // RUN: FileCheck %s --check-prefix=AVX2 < %t.avx2.err
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.avx2.txt \
-// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+// RUN:   --rtol 1e-4 --atol 1e-5 --atol-scale 1e-5 | FileCheck %s --check-prefix=CHECK
 //
 // bf16: the blocked program computes exactly what the plain-layout one does
 // (block-convs=false: same oneDNN kernels, reordered per call); through the
@@ -50,13 +50,13 @@
 // RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
 // RUN:   > %t.bf16.widened.txt
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.txt \
-// RUN:   --rtol 1e-6 --atol 0 --atol-scale 1e-7 | FileCheck %s --check-prefix=OK
+// RUN:   --rtol 1e-6 --atol 0 --atol-scale 1e-7 | FileCheck %s --check-prefix=CHECK
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.widened.txt \
-// RUN:   --rtol 1e-4 --atol 0 --atol-scale 1e-5 | FileCheck %s --check-prefix=OK
+// RUN:   --rtol 1e-4 --atol 0 --atol-scale 1e-5 | FileCheck %s --check-prefix=CHECK
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.ref.txt %t.bf16.txt \
-// RUN:   --rtol 2e-2 --atol 0 --atol-scale 1e-2 | FileCheck %s --check-prefix=OK
+// RUN:   --rtol 2e-2 --atol 0 --atol-scale 1e-2 | FileCheck %s --check-prefix=CHECK
 
-// OK: PASS
+// CHECK: PASS
 // F32:         llvm.call @amp_rt_conv2d_nchw_fchw_f32_f32_overwrite(
 // F32-COUNT-3: llvm.call @amp_rt_conv2d_nchw16c_fchw_f32_f32_overwrite(
 // F32-NOT:     llvm.call @amp_rt_conv2d_
