@@ -4,8 +4,8 @@ amp-opt's placement, from the JSON report of `amp-opt --amp` (docs/reports.md).
 
     bench/cast_economy.py [--amp-opt PATH] [--mode f16|bf16] [MODEL.mlir ...]
 
-Without models it uses the training steps of examples/ and three larger
-steps made by tools/gen-model.py. For each model it prints the casts
+Without models it uses the generated training steps of build/examples/ and three larger
+steps made by amp-gen-model. For each model it prints the casts
 (count / bytes, bytes = elements x result element size) of:
 
   tf        TensorFlow's painting (cast-economy=false), casts as inserted:
@@ -56,16 +56,17 @@ def main():
               for m in a.models]
     tmp = tempfile.mkdtemp()
     if not models:
-        for name in sorted(os.listdir(os.path.join(ROOT, "examples"))):
+        build = os.path.dirname(os.path.dirname(a.amp_opt))
+        examples = os.path.join(build, "examples")
+        for name in sorted(os.listdir(examples)):
             if name.endswith("_step.mlir"):
                 models.append(("examples/" + name,
-                               os.path.join(ROOT, "examples", name)))
+                               os.path.join(examples, name)))
         for label, args in GENERATED:
             path = os.path.join(tmp, label.split()[0] + ".mlir")
-            subprocess.run([sys.executable,
-                            os.path.join(ROOT, "tools", "gen-model.py")] +
+            subprocess.run([os.path.join(build, "bin", "amp-gen-model")] +
                            args + ["-o", path], check=True)
-            models.append(("gen-model " + label, path))
+            models.append(("amp-gen-model " + label, path))
 
     def cell(c):
         return "%d / %.1f KiB" % (c["count"], c["bytes"] / 1024)

@@ -1,7 +1,7 @@
 //===- conv_cpu.cpp - amp_rt cpu convolutions vs oneDNN: resnet18 layers --===//
 //
 // The convolution shapes of resnet18 (224x224 input, batch 8 by default), in
-// NHWC (filter RSCK: linalg conv_2d_nhwc_hwcf, what tools/gen-model.py
+// NHWC (filter RSCK: linalg conv_2d_nhwc_hwcf, what amp-gen-model
 // emits) and NCHW (filter KCRS: linalg conv_2d_nchw_fchw, what torch
 // exports), in all three directions, f32 output, beta = 0:
 //

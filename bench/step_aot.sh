@@ -34,7 +34,7 @@ build_all() {
   local out=$1; shift
   local models=("$@")
   [[ ${#models[@]} -gt 0 ]] || models=(mlp-1x2048 transformer cnn)
-  bench_build amp-opt amp-run
+  bench_build amp-gen-model amp-opt amp-run
   if [[ -f $build/build.ninja ]]; then
     ninja -C "$build" amp_rt > /dev/null
     ninja -C "$build" -t targets all | grep -q '^amp_rt_cuda:' &&
@@ -48,10 +48,10 @@ build_all() {
   local m mode
   for m in "${models[@]}"; do
     # shellcheck disable=SC2046
-    python3 "$root/tools/gen-model.py" $(model_args "$m") --optimizer momentum \
+    "$build/bin/amp-gen-model" $(model_args "$m") --optimizer momentum \
       > "$tmp/$m.mlir"
     # shellcheck disable=SC2046
-    python3 "$root/tools/gen-model.py" $(model_args "$m") --optimizer momentum \
+    "$build/bin/amp-gen-model" $(model_args "$m") --optimizer momentum \
       --no-markers > "$tmp/$m-f32.mlir"
     for mode in f32 bf16 f16; do
       local in=$tmp/$m-f32.mlir name=$m-$mode

@@ -8,8 +8,8 @@
         accumulation inside oneDNN/MKL), interleaved, best sample; prints
         "MxNxK f32 GF/s" and "MxNxK bf16 GF/s" lines, the input format of
         amp-bench-gemm-cpu --torch-results
-    torch_bench.py step --model mlp|transformer|cnn [gen-model.py sizes]
-        an eager training step of the same model as tools/gen-model.py
+    torch_bench.py step --model mlp|transformer|cnn [amp-gen-model sizes]
+        an eager training step of the same model as amp-gen-model
         (forward, softmax cross-entropy, backward, SGD with momentum): f32,
         and under torch.autocast("cpu", dtype=torch.bfloat16); prints
         "f32_ms X" and "bf16_ms Y" (median of --bench-steps steps, best of

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end training steps on the CPU: f32 vs AMP bf16 (docs/performance.md).
 
-For each model, tools/gen-model.py emits the step; the f32 program is the
+For each model, amp-gen-model emits the step; the f32 program is the
 marker-free one as generated (--no-markers), the bf16 one is
 `amp-opt --amp='mode=bf16'` of the marked one. Both run with
 
@@ -153,7 +153,7 @@ def main():
     build = args.build if os.path.isabs(args.build) else os.path.join(ROOT, args.build)
     amp_opt = os.path.join(build, "bin", "amp-opt")
     amp_run = os.path.join(build, "bin", "amp-run")
-    gen = os.path.join(ROOT, "tools", "gen-model.py")
+    gen = os.path.join(build, "bin", "amp-gen-model")
     models = dict(QUICK_MODELS if args.quick else MODELS)
     if args.models:
         every = dict(MODELS, **QUICK_MODELS)
@@ -207,8 +207,8 @@ def main():
             files = {"f32": os.path.join(tmp, name + ".f32.mlir"),
                      "bf16": os.path.join(tmp, name + ".bf16.mlir")}
             report = os.path.join(tmp, name + ".report.json")
-            for cmd in ([sys.executable, gen] + margs + COMMON + ["-o", marked],
-                        [sys.executable, gen] + margs + COMMON +
+            for cmd in ([gen] + margs + COMMON + ["-o", marked],
+                        [gen] + margs + COMMON +
                         ["--no-markers", "-o", files["f32"]],
                         [amp_opt, marked, "--amp=mode=bf16",
                          "--amp-report=" + report, "-o", files["bf16"]]):

@@ -15,6 +15,9 @@ config.test_exec_root = os.path.join(config.amp_obj_root, "test")
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%amp_libs", config.amp_libs_dir))
 config.substitutions.append(("%amp_src", config.amp_src_root))
+# The generated examples (amp-gen-model's output, written by the build).
+config.substitutions.append(("%amp_examples",
+                             os.path.join(config.amp_obj_root, "examples")))
 config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
 config.substitutions.append(("%PYTHON", "python3"))
 
@@ -25,7 +28,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # amp-opt of this build, not one on PATH or in another build directory.
 config.environment["AMP_OPT"] = os.path.join(config.amp_tools_dir, "amp-opt")
 
-tools = ["amp-opt", "amp-run", "mlir-opt", "mlir-runner"]
+tools = ["amp-gen-model", "amp-opt", "amp-run", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     tools, [config.amp_tools_dir, config.llvm_tools_dir])
 

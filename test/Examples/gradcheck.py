@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Numerical gradient check of a training step written by tools/gen-model.py.
+"""Numerical gradient check of a training step written by amp-gen-model.
 
-    gradcheck.py [options] -- GEN-MODEL-ARGS...
+    gradcheck.py [options] -- AMP-GEN-MODEL-ARGS...
 
 Runs the --no-markers variant of the step (with its --driver @main) on
 deterministic inputs through scripts/lower-to-llvm.sh and mlir-runner, in
@@ -95,7 +95,7 @@ class Runner:
         self.libs = ",".join(libs)
 
     def gen(self, extra, out=None):
-        cmd = [sys.executable, self.a.gen] + self.a.gen_args + extra
+        cmd = [self.a.gen] + self.a.gen_args + extra
         if out:
             cmd += ["-o", out]
         return run(cmd)
@@ -133,8 +133,9 @@ def close(out, ref, rtol, atol):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--gen", default=os.path.join(SRC, "tools",
-                                                  "gen-model.py"))
+    ap.add_argument("--gen", default=os.path.join(SRC, "build", "bin",
+                                                  "amp-gen-model"),
+                    help="the amp-gen-model binary")
     ap.add_argument("--lower", default=os.path.join(SRC, "scripts",
                                                     "lower-to-llvm.sh"))
     ap.add_argument("--runner", default="mlir-runner")

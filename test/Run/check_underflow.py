@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the f16 underflow experiment: three amp-run logs of one training
-step whose gradients are tiny (gen-model.py --loss-weight, --emit-grads,
+step whose gradients are tiny (amp-gen-model --loss-weight, --emit-grads,
 printed at the same steps): f32, AMP-f16 without loss scaling and AMP-f16
 with dynamic loss scaling.
 

@@ -125,7 +125,7 @@ cl::opt<std::string> optimizerOpt("optimizer",
                                            "buffers are opt_state arguments)"),
                                   cl::init("sgd"), cl::cat(stepCat));
 cl::opt<double> lrOpt("lr", cl::desc("learning rate (default 0.1; adam 0.001)"),
-                      cl::init(NAN), cl::cat(stepCat));
+                      cl::init(0.1), cl::cat(stepCat));
 cl::opt<double> momentumOpt("momentum", cl::desc("mu of --optimizer momentum"),
                             cl::init(0.9), cl::cat(stepCat));
 cl::opt<double> beta1Opt("beta1", cl::desc("Adam"), cl::init(0.9),
@@ -248,7 +248,8 @@ Options readOptions() {
   if (o.optimizer != "sgd" && o.optimizer != "momentum" &&
       o.optimizer != "adam")
     usageError("--optimizer: expected sgd, momentum or adam");
-  o.lr = std::isnan(lrOpt) ? (o.optimizer == "adam" ? 0.001 : 0.1) : lrOpt;
+  o.lr = lrOpt.getNumOccurrences() ? double(lrOpt)
+                                   : (o.optimizer == "adam" ? 0.001 : 0.1);
   o.momentum = momentumOpt;
   o.beta1 = beta1Opt;
   o.beta2 = beta2Opt;

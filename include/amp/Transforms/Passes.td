@@ -630,7 +630,7 @@ def OrderTransposeLoopsPass : Pass<"amp-order-transpose-loops"> {
     dimension away from the output's last two, every load of the innermost
     loop touches another cache line, and a line is read again only after the
     whole rest of the tensor: the transpose NHWC -> CHWN of a weight
-    gradient (`tools/gen-model.py`'s CNN step, 32x28x28x128) moves one
+    gradient (`amp-gen-model`'s CNN step, 32x28x28x128) moves one
     64-byte line per 2-byte element. This pass rewrites such a transpose as
     a `linalg.generic` (`linalg::generalizeNamedOp`) whose loops
     (`linalg::interchangeGenericOp`) keep the other dimensions outside, in

@@ -82,7 +82,7 @@ memory::dims filterStrides(amp_rt_filter_layout l, int64_t k, int64_t c,
 /// A forward convolution (stride 1, no dilation or padding) whose filter is
 /// larger than its output is a weight gradient written as a convolution:
 /// what autodiff makes of dW[r,s,c,k] = sum x[n,p+r,q+s,c] dy[n,p,q,k] with
-/// transposes, batch and channels swapped (tools/gen-model.py's CNN step:
+/// transposes, batch and channels swapped (amp-gen-model's CNN step:
 /// a 26x26 "filter", a 3x3 "output"). oneDNN's forward kernels run that
 /// shape at half the rate of its backward-weights kernels in f32 (conv3 of
 /// the CNN step: 109 ms against 60 ms), so it runs as the weight gradient
