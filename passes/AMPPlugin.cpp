@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Reports/Passes.h"
@@ -25,6 +26,7 @@ using namespace mlir;
 
 static void registerAmpPluginPasses() {
   amp::registerAMPPasses();
+  amp::registerAMPConversionPasses();
   amp::registerAMPReportsPasses();
   amp::registerAmpPipelines();
 }

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Transforms/Passes.h"
+#include "amp/Conversion/AmpToRuntime/AmpToRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Transforms/BlockedConv.h"
 #include "amp/Transforms/Passes.h"

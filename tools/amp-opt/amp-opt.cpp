@@ -8,6 +8,7 @@
 
 #include "ReportFlags.h"
 #include "TestDialect.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/AmpDialect.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Reports/Passes.h"
@@ -26,6 +27,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::amp::registerAMPPasses();
+  mlir::amp::registerAMPConversionPasses();
   mlir::amp::registerAMPReportsPasses();
   mlir::amp::registerAmpPipelines();
 

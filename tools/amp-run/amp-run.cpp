@@ -20,6 +20,7 @@
 #include "Stopwatch.h"
 #include "Trainer.h"
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Transforms/Passes.h"
 
@@ -550,7 +551,8 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerAllPasses();
-  mlir::amp::registerAMPPasses(); // amp-lower-to-runtime
+  mlir::amp::registerAMPPasses();
+  mlir::amp::registerAMPConversionPasses(); // amp-lower-to-runtime
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,

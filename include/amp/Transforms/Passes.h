@@ -13,35 +13,6 @@ namespace mlir::amp {
 #define GEN_PASS_DECL
 #include "amp/Transforms/Passes.h.inc"
 
-/// What populateLowerToRuntimePatterns lowers.
-struct LowerToRuntimeOptions {
-  /// Also f32 x f32 -> f32 contractions (the _f32_f32 entry points).
-  bool includeF32 = false;
-  /// A remark on every candidate: lowered, or why not.
-  bool explain = false;
-};
-
-/// What the patterns did (exact under walkAndApplyPatterns, which visits
-/// each op once).
-struct LowerToRuntimeCounts {
-  uint64_t lowered = 0, left = 0;
-  /// Entry point names already taken by something else (an error each).
-  uint64_t nameConflicts = 0;
-};
-
-/// The rewrite of amp-lower-to-runtime: f16 / bf16 (with includeF32 also
-/// f32) linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf and conv_2d_nchw_fchw
-/// on memrefs become calls to libamp_rt's entry points, declared in the
-/// nearest module. `counts` may be null.
-/// A call of a 16-bit contraction that overwrites a fresh f32 buffer read
-/// only by a rounding into a buffer of the input type (isRoundingCopy)
-/// becomes the call that writes the 16-bit buffer itself (the
-/// `_<in>_<in>_overwrite` entry point: f32 accumulation, one rounding as it
-/// stores), and the rounding and the f32 buffer go.
-void populateLowerToRuntimePatterns(RewritePatternSet &patterns,
-                                    const LowerToRuntimeOptions &options,
-                                    LowerToRuntimeCounts *counts = nullptr);
-
 /// Whether `op` only rounds its one input into its one output, element by
 /// element: identity maps, all loops parallel, a body of one arith.truncf
 /// (default rounding) and the yield. That is an arith.truncf of a tensor

@@ -1,4 +1,4 @@
-//===- LowerToRuntime.cpp - Matmuls and convolutions to libamp_rt ---------===//
+//===- AmpToRuntime.cpp - Matmuls and convolutions to libamp_rt -----------===//
 //
 // After bufferization, amp-lower-to-runtime replaces low-precision
 // linalg.matmul / linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf /
@@ -9,17 +9,19 @@
 // descriptors), which is why every operand is first `memref.cast` to that
 // layout. Ops that no entry point implements stay for the upstream lowering.
 //
-// amp-fold-transposes-into-contractions prepares the tensors for it: a
-// transposed matmul operand is read through the op's indexing maps, which
-// the runtime call expresses as transA / transB, instead of being copied by
-// a linalg.transpose.
+// amp-fold-transposes-into-contractions (Transforms) prepares the tensors
+// for it: a transposed matmul operand is read through the op's indexing
+// maps, which the runtime call expresses as transA / transB, instead of
+// being copied by a linalg.transpose.
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/AmpToRuntime/AmpToRuntime.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Transforms/BlockedConv.h"
+#include "amp/Transforms/PassStatistics.h"
 #include "amp/Transforms/Passes.h"
 
-#include "amp/Transforms/PassStatistics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,9 +43,8 @@
 #include <string>
 
 namespace mlir::amp {
-#define GEN_PASS_DEF_FOLDTRANSPOSESINTOCONTRACTIONSPASS
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
-#include "amp/Transforms/Passes.h.inc"
+#include "amp/Conversion/Passes.h.inc"
 } // namespace mlir::amp
 
 #define DEBUG_TYPE "amp-lower-to-runtime"
@@ -508,94 +509,3 @@ void mlir::amp::populateLowerToRuntimePatterns(
                                          counts);
   patterns.add<RoundingIntoRuntimeCall>(patterns.getContext());
 }
-
-bool mlir::amp::isRoundingCopy(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return false;
-  Block &body = *generic.getBlock();
-  if (!llvm::hasSingleElement(body.without_terminator()))
-    return false;
-  auto trunc = dyn_cast<arith::TruncFOp>(body.front());
-  return trunc && trunc.getIn() == body.getArgument(0) &&
-         !trunc.getRoundingmodeAttr() &&
-         body.getTerminator()->getOperands() == ValueRange(trunc.getResult());
-}
-
-//===----------------------------------------------------------------------===//
-// amp-fold-transposes-into-contractions
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// Replaces an input of a (batch_)matmul on tensors that is the result of a
-/// linalg.transpose swapping the two innermost dimensions by the transpose's
-/// input, read through the swapped indexing map.
-template <typename ContractionOp>
-struct FoldTransposeIntoContraction final
-    : public OpRewritePattern<ContractionOp> {
-  using OpRewritePattern<ContractionOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(ContractionOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return failure();
-    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
-    SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
-    bool changed = false;
-    SmallVector<Value, 2> inputs(op.getInputs());
-    for (unsigned i = 0; i < 2; ++i) {
-      auto transpose = inputs[i].getDefiningOp<linalg::TransposeOp>();
-      if (!transpose || !isInnerSwap(transpose.getPermutation()) ||
-          maps[i].getNumResults() != transpose.getPermutation().size())
-        continue;
-      // The transpose's result at (.., a, b) is its input at (.., b, a).
-      SmallVector<AffineExpr> results(maps[i].getResults());
-      std::swap(results[results.size() - 2], results.back());
-      maps[i] =
-          AffineMap::get(maps[i].getNumDims(), 0, results, op.getContext());
-      inputs[i] = transpose.getInput();
-      changed = true;
-    }
-    if (!changed)
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op->setOperands(0, 2, inputs);
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
-    return success();
-  }
-
-private:
-  /// Whether `perm` is the identity except for its two last entries, swapped.
-  static bool isInnerSwap(ArrayRef<int64_t> perm) {
-    int64_t rank = perm.size();
-    if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
-      return false;
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      if (perm[d] != d)
-        return false;
-    return true;
-  }
-};
-
-struct FoldTransposesIntoContractionsPass
-    : public amp::impl::FoldTransposesIntoContractionsPassBase<
-          FoldTransposesIntoContractionsPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposeIntoContraction<linalg::MatmulOp>,
-                 FoldTransposeIntoContraction<linalg::BatchMatmulOp>>(
-        &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-  }
-};
-
-} // namespace
