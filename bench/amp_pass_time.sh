@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-time benchmark of the AMP pipeline on a large generated training
-# step: `amp-opt --amp` against `mlir-opt --canonicalize` on the same input,
+# step (amp-gen-model's MLP, SGD, without markers: about 50 ops per layer): `amp-opt --amp` against `mlir-opt --canonicalize` on the same input,
 # both timed with --mlir-timing (best of REPEAT rounds, each round running
 # both tools one after the other). Prints the op count,
 # both pass times and total times, and their ratios. Never used as a timed
@@ -10,7 +10,8 @@
 #
 # Environment: LAYERS (200), WIDTH (64), BATCH (32), CLASSES (10),
 # INPUTS (64), REPEAT (5), AMP_OPT (default: build/bin/amp-opt, else the
-# first build*/bin/amp-opt, else amp-opt on PATH), MLIR_OPT (default:
+# first build*/bin/amp-opt, else amp-opt on PATH; amp-gen-model is taken
+# from the same folder), MLIR_OPT (default:
 # mlir-opt on PATH, else /usr/lib/llvm-22/bin/mlir-opt), KEEP=1 keeps the
 # generated input in the temporary directory it prints.
 set -euo pipefail
@@ -47,8 +48,9 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 in=$tmp/mlp.mlir
-python3 "$root/tools/gen-mlp.py" --layers "$LAYERS" --width "$WIDTH" \
-  --batch "$BATCH" --classes "$CLASSES" --inputs "$INPUTS" -o "$in"
+gen_args=(--model mlp --layers "$LAYERS" --width "$WIDTH" --batch "$BATCH"
+  --classes "$CLASSES" --inputs "$INPUTS" --no-markers --no-predict)
+"$(dirname "$AMP_OPT")/amp-gen-model" "${gen_args[@]}" -o "$in"
 
 # Total op count (print-op-stats lists `name , count`).
 ops=$("$MLIR_OPT" "$in" --print-op-stats -o /dev/null 2>&1 \
@@ -101,8 +103,7 @@ done
 read -r amp_pass amp_total amp_detail <<< "$amp"
 read -r can_pass can_total can_detail <<< "$canon"
 
-printf 'input:     gen-mlp.py --layers %s --width %s --batch %s --classes %s --inputs %s\n' \
-  "$LAYERS" "$WIDTH" "$BATCH" "$CLASSES" "$INPUTS"
+printf 'input:     amp-gen-model %s\n' "${gen_args[*]}"
 printf 'ops:       %s (%s lines)\n' "$ops" "$(wc -l < "$in")"
 printf 'amp out:   %s f16 matmuls, %s tensor truncf/extf\n' "$f16mm" "$casts"
 printf 'timing:    best of %s runs, wall seconds (--mlir-timing)\n' "$REPEAT"

@@ -8,7 +8,7 @@
 # both times from the size before (linear growth: x10 ops -> <= x11 time),
 # and both peaks. Never used as a timed assertion in the test suite.
 #
-#   bench/amp_scale.sh [LAYERS...]      (default: 213 2128 21277)
+#   bench/amp_scale.sh [LAYERS...]      (default: 198 1998 19998)
 #
 # Environment: REPEAT (5), and AMP_OPT / MLIR_OPT as in amp_pass_time.sh.
 set -euo pipefail
@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export REPEAT=${REPEAT:-5}
 sizes=("$@")
-((${#sizes[@]})) || sizes=(213 2128 21277)
+((${#sizes[@]})) || sizes=(198 1998 19998)
 if [[ ! -x /usr/bin/time ]]; then
   echo "amp_scale.sh: /usr/bin/time not found (Debian package: time)" >&2
   exit 2

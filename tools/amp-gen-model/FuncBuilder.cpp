@@ -117,12 +117,15 @@ void FuncBuilder::finish() {
   Block &entry = func.getBody().front();
   func.setFunctionType(FunctionType::get(ctx, entry.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
-  for (auto [i, attrs] : llvm::enumerate(argAttrs))
-    if (attrs)
-      func.setArgAttrs(i, attrs);
-  for (auto [i, attrs] : llvm::enumerate(resultAttrs))
-    if (attrs)
-      func.setResultAttrs(i, attrs);
+  // All at once: one attribute list per call of setArgAttrs(i, ...) would
+  // be quadratic in the number of arguments.
+  auto orEmpty = [&](ArrayRef<DictionaryAttr> attrs) {
+    return llvm::map_to_vector(attrs, [&](DictionaryAttr a) {
+      return a ? a : DictionaryAttr::get(ctx);
+    });
+  };
+  func.setAllArgAttrs(orEmpty(argAttrs));
+  func.setAllResultAttrs(orEmpty(resultAttrs));
 }
 
 //===----------------------------------------------------------------------===//
