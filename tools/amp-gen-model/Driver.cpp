@@ -147,17 +147,24 @@ static std::string emitFdHelper(ModuleOp module, const Options &o, size_t param,
   return name;
 }
 
-void emitDriver(ModuleOp module, const Options &o, Model &model, FloatType ft) {
-  FuncBuilder fn(module, "main", ft);
-  OpBuilder &b = fn.builder();
-  func::FuncOp mainFunc =
-      cast<func::FuncOp>(b.getInsertionBlock()->getParentOp());
+namespace {
+/// The step's deterministic arguments in @main.
+struct DriverArgs {
+  ValueMap params, states;
+  SmallVector<Value> all; // x, y, the params, the states
+};
+} // namespace
+
+/// x, one-hot labels (class (7 i + 3) mod C) or regression targets, the
+/// parameters scaled by their fan-in, and the optimizer states.
+static DriverArgs initArguments(FuncBuilder &fn, const Options &o, Model &model,
+                                ArrayRef<ParamSpec> params,
+                                ArrayRef<StateSpec> states) {
   int64_t seed = 0;
   int64_t bn = model.batch(), classes = model.outputs();
   Value x = initTensor(fn, model.inputShape(), ++seed, 1.0, 0.0, false, "x");
   Value y;
   if (o.head == "classifier") {
-    // One-hot labels: class (7 i + 3) mod C.
     y = fn.generic("y", {bn, classes}, {}, {0, 1}, [&](BodyBuilder &bb, Args) {
       Value i = bb.index(0);
       Value j = bb.index(1);
@@ -172,31 +179,110 @@ void emitDriver(ModuleOp module, const Options &o, Model &model, FloatType ft) {
   } else {
     y = initTensor(fn, {bn, classes}, ++seed, 1.0, 0.0, false, "y");
   }
-  std::vector<ParamSpec> params = model.paramSpecs();
-  std::vector<StateSpec> states = stateSpecs(o, params);
-  ValueMap p, s;
+  DriverArgs a;
+  a.all = {x, y};
   for (const ParamSpec &ps : params) {
     double scale = ps.fanIn ? std::sqrt(3.0 / ps.fanIn) : 0.1;
-    p[ps.name] = initTensor(fn, ps.shape, ++seed, scale, 0.0, false, ps.name);
+    a.params[ps.name] =
+        initTensor(fn, ps.shape, ++seed, scale, 0.0, false, ps.name);
+    a.all.push_back(a.params[ps.name]);
   }
   for (const StateSpec &ss : states) {
+    Value v;
     if (ss.kind == "step")
-      s[ss.name] = fn.splat(3.0, {}, "t0");
+      v = fn.splat(3.0, {}, "t0");
     else if (ss.kind == "v")
-      s[ss.name] = initTensor(fn, ss.shape, ++seed, 1e-4, 1e-5, /*square=*/true,
-                              ss.name);
+      v = initTensor(fn, ss.shape, ++seed, 1e-4, 1e-5, /*square=*/true,
+                     ss.name);
     else
-      s[ss.name] = initTensor(fn, ss.shape, ++seed, 1e-2, 0.0, false, ss.name);
+      v = initTensor(fn, ss.shape, ++seed, 1e-2, 0.0, false, ss.name);
+    a.states[ss.name] = v;
+    a.all.push_back(v);
   }
-  SmallVector<Value> args = {x, y};
-  for (const ParamSpec &ps : params)
-    args.push_back(p[ps.name]);
-  for (const StateSpec &ss : states)
-    args.push_back(s[ss.name]);
+  return a;
+}
+
+/// For each --probe, the central finite difference of the loss and the
+/// forward minus backward one (large at a kink), computed by one
+/// @fd_<param> helper per parameter in a loop over a table of the probed
+/// elements. Returns the two tensors, one element per probe.
+static std::pair<Value, Value> emitProbes(ModuleOp module, FuncBuilder &fn,
+                                          const Options &o,
+                                          ArrayRef<ParamSpec> params,
+                                          ValueRange args,
+                                          TypeRange resultTypes, Value loss) {
+  OpBuilder &b = fn.builder();
+  FloatType ft = fn.floatType();
+  int64_t nk = o.probes.size();
+  Value fd = fn.empty({nk}, "fd");
+  Value kink = fn.empty({nk}, "kink");
+  Value l0 = tensor::ExtractOp::create(b, fn.loc("l0"), loss, ValueRange{});
+  emitLossOf(module, o, args, resultTypes, ft);
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> groups;
+  for (auto [q, probe] : llvm::enumerate(o.probes))
+    groups[probe.first].push_back({int64_t(q), probe.second});
+  for (auto &[param, items] : groups) {
+    const ParamSpec &spec = params[param];
+    std::string helper = emitFdHelper(module, o, param, spec, args, ft);
+    // Rows: the element's indices, then its position in fd.
+    int64_t nr = items.size(), width = spec.shape.size() + 1;
+    SmallVector<int64_t> table;
+    for (auto [q, flat] : items) {
+      SmallVector<int64_t> idx(spec.shape.size());
+      for (int d = int(spec.shape.size()) - 1; d >= 0; --d) {
+        idx[d] = flat % spec.shape[d];
+        flat /= spec.shape[d];
+      }
+      table.append(idx);
+      table.push_back(q);
+    }
+    auto tableType = RankedTensorType::get({nr, width}, b.getI64Type());
+    Value tab = arith::ConstantOp::create(
+        b, fn.loc("probes_" + spec.name),
+        DenseElementsAttr::get(tableType, ArrayRef<int64_t>(table)));
+    Value lb = fn.ci(0), ub = fn.ci(nr), st = fn.ci(1);
+    auto loop = scf::ForOp::create(
+        b, fn.loc("fd_" + spec.name), lb, ub, st, ValueRange{fd, kink},
+        [&](OpBuilder &nb, Location loc, Value iv, ValueRange acc) {
+          SmallVector<Value> cols;
+          for (int64_t j = 0; j < width; ++j) {
+            Value e =
+                tensor::ExtractOp::create(nb, fn.loc("e" + std::to_string(j)),
+                                          tab, ValueRange{iv, fn.ci(j)});
+            cols.push_back(arith::IndexCastOp::create(
+                nb, fn.loc("ix" + std::to_string(j)), nb.getIndexType(), e));
+          }
+          SmallVector<Value> argv(args);
+          argv.push_back(l0);
+          argv.append(cols.begin(), cols.end() - 1);
+          auto r = func::CallOp::create(nb, fn.loc("rfd"), helper,
+                                        TypeRange{ft, ft}, argv);
+          Value f1 =
+              tensor::InsertOp::create(nb, fn.loc("fd_next"), r.getResult(0),
+                                       acc[0], ValueRange{cols.back()});
+          Value k1 =
+              tensor::InsertOp::create(nb, fn.loc("kink_next"), r.getResult(1),
+                                       acc[1], ValueRange{cols.back()});
+          scf::YieldOp::create(nb, loc, ValueRange{f1, k1});
+        });
+    fd = loop.getResult(0);
+    kink = loop.getResult(1);
+  }
+  return {fd, kink};
+}
+
+void emitDriver(ModuleOp module, const Options &o, Model &model, FloatType ft) {
+  FuncBuilder fn(module, "main", ft);
+  OpBuilder &b = fn.builder();
+  auto mainFunc = cast<func::FuncOp>(b.getInsertionBlock()->getParentOp());
+  std::vector<ParamSpec> params = model.paramSpecs();
+  std::vector<StateSpec> states = stateSpecs(o, params);
+  DriverArgs args = initArguments(fn, o, model, params, states);
 
   auto step = module.lookupSymbol<func::FuncOp>(o.name);
   TypeRange resultTypes = step.getFunctionType().getResults();
-  auto call = func::CallOp::create(b, fn.loc("r"), o.name, resultTypes, args);
+  auto call =
+      func::CallOp::create(b, fn.loc("r"), o.name, resultTypes, args.all);
   StringRef printName = ft.isF32() ? "printMemrefF32" : "printMemrefF64";
   auto unranked = UnrankedTensorType::get(ft);
   auto print = [&](Value v) {
@@ -212,78 +298,24 @@ void emitDriver(ModuleOp module, const Options &o, Model &model, FloatType ft) {
   print(call.getResult(0));
   unsigned k = 1;
   for (const ParamSpec &ps : params)
-    print(fn.ew("arith.subf", p[ps.name], call.getResult(k++),
+    print(fn.ew("arith.subf", args.params[ps.name], call.getResult(k++),
                 "delta_" + ps.name));
   for (const StateSpec &ss : states) {
-    print(s[ss.name]);
+    Value old = args.states[ss.name];
+    print(old);
     Value next = call.getResult(k++);
     print(next);
     if (ss.kind == "velocity" || ss.kind == "m") {
       // The gradient, up to a factor, without the rounding of printing.
       double coef = ss.kind == "velocity" ? o.momentum : o.beta1;
       Value c = fn.splat(coef, ss.shape, "coef");
-      Value old = fn.ew("arith.mulf", c, s[ss.name], "old_" + ss.name);
-      print(fn.ew("arith.subf", next, old, "grad_" + ss.name));
+      Value scaled = fn.ew("arith.mulf", c, old, "old_" + ss.name);
+      print(fn.ew("arith.subf", next, scaled, "grad_" + ss.name));
     }
   }
   if (!o.probes.empty()) {
-    // Finite differences of the loss: central, and forward minus backward.
-    int64_t nk = o.probes.size();
-    Value fd = fn.empty({nk}, "fd");
-    Value kink = fn.empty({nk}, "kink");
-    Value l0 = tensor::ExtractOp::create(b, fn.loc("l0"), call.getResult(0),
-                                         ValueRange{});
-    emitLossOf(module, o, args, resultTypes, ft);
-    std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> groups;
-    for (auto [q, probe] : llvm::enumerate(o.probes))
-      groups[probe.first].push_back({int64_t(q), probe.second});
-    for (auto &[param, items] : groups) {
-      const ParamSpec &spec = params[param];
-      std::string helper = emitFdHelper(module, o, param, spec, args, ft);
-      // Rows: the element's indices, then its position in fd.
-      int64_t nr = items.size(), width = spec.shape.size() + 1;
-      SmallVector<int64_t> table;
-      for (auto [q, flat] : items) {
-        SmallVector<int64_t> idx(spec.shape.size());
-        for (int d = int(spec.shape.size()) - 1; d >= 0; --d) {
-          idx[d] = flat % spec.shape[d];
-          flat /= spec.shape[d];
-        }
-        table.append(idx);
-        table.push_back(q);
-      }
-      auto tableType = RankedTensorType::get({nr, width}, b.getI64Type());
-      Value tab = arith::ConstantOp::create(
-          b, fn.loc("probes_" + spec.name),
-          DenseElementsAttr::get(tableType, ArrayRef<int64_t>(table)));
-      Value lb = fn.ci(0), ub = fn.ci(nr), st = fn.ci(1);
-      auto loop = scf::ForOp::create(
-          b, fn.loc("fd_" + spec.name), lb, ub, st, ValueRange{fd, kink},
-          [&](OpBuilder &nb, Location loc, Value iv, ValueRange acc) {
-            SmallVector<Value> cols;
-            for (int64_t j = 0; j < width; ++j) {
-              Value e =
-                  tensor::ExtractOp::create(nb, fn.loc("e" + std::to_string(j)),
-                                            tab, ValueRange{iv, fn.ci(j)});
-              cols.push_back(arith::IndexCastOp::create(
-                  nb, fn.loc("ix" + std::to_string(j)), nb.getIndexType(), e));
-            }
-            SmallVector<Value> argv(args);
-            argv.push_back(l0);
-            argv.append(cols.begin(), cols.end() - 1);
-            auto r = func::CallOp::create(nb, fn.loc("rfd"), helper,
-                                          TypeRange{ft, ft}, argv);
-            Value f1 =
-                tensor::InsertOp::create(nb, fn.loc("fd_next"), r.getResult(0),
-                                         acc[0], ValueRange{cols.back()});
-            Value k1 = tensor::InsertOp::create(nb, fn.loc("kink_next"),
-                                                r.getResult(1), acc[1],
-                                                ValueRange{cols.back()});
-            scf::YieldOp::create(nb, loc, ValueRange{f1, k1});
-          });
-      fd = loop.getResult(0);
-      kink = loop.getResult(1);
-    }
+    auto [fd, kink] = emitProbes(module, fn, o, params, args.all, resultTypes,
+                                 call.getResult(0));
     print(fd);
     print(kink);
   }

@@ -90,41 +90,13 @@ std::vector<StateSpec> stateSpecs(const Options &o,
   return st;
 }
 
-/// The new values of the parameters and the optimizer states.
-static ValueMap optimizer(FuncBuilder &fn, const Options &o, const ValueMap &p,
-                          const ValueMap &s, const ValueMap &grads,
-                          const std::vector<ParamSpec> &params) {
-  ValueMap next;
-  // The gradients carry --loss-weight; SGD and momentum divide it out of the
-  // learning rate, so the f32 step is unchanged (exactly, for powers of two).
-  double lr = o.lr / o.lossWeight;
-  if (o.optimizer == "sgd") {
-    for (const ParamSpec &ps : params) {
-      Value lrs = fn.splat(lr, ps.shape, "lr");
-      Value step =
-          fn.ew("arith.mulf", lrs, grads.at(ps.name), "step_" + ps.name);
-      next[ps.name] =
-          fn.ew("arith.subf", p.at(ps.name), step, "next_" + ps.name);
-    }
-    return next;
-  }
-  if (o.optimizer == "momentum") {
-    // v' = mu v + g, w' = w - lr v'
-    for (const ParamSpec &ps : params) {
-      const std::string &n = ps.name;
-      Value mu = fn.splat(o.momentum, ps.shape, "mu");
-      Value mv = fn.ew("arith.mulf", mu, s.at("v_" + n), "mv_" + n);
-      Value v2 = fn.ew("arith.addf", mv, grads.at(n), "next_v_" + n);
-      next["v_" + n] = v2;
-      Value lrs = fn.splat(lr, ps.shape, "lr");
-      Value step = fn.ew("arith.mulf", lrs, v2, "step_" + n);
-      next[n] = fn.ew("arith.subf", p.at(n), step, "next_" + n);
-    }
-    return next;
-  }
-  // Adam: t' = t + 1; lr_t = lr sqrt(1 - b2^t') / (1 - b1^t');
-  // m' = b1 m + (1 - b1) g; v' = b2 v + (1 - b2) g^2;
-  // w' = w - lr_t m' / (sqrt(v') + eps)
+/// Adam: t' = t + 1; lr_t = lr sqrt(1 - b2^t') / (1 - b1^t');
+/// m' = b1 m + (1 - b1) g; v' = b2 v + (1 - b2) g^2;
+/// w' = w - lr_t m' / (sqrt(v') + eps)
+static void adamUpdate(FuncBuilder &fn, const Options &o, const ValueMap &p,
+                       const ValueMap &s, const ValueMap &grads,
+                       const std::vector<ParamSpec> &params, double lr,
+                       ValueMap &next) {
   double b1 = o.beta1, b2 = o.beta2, eps = o.adamEps;
   Value one = fn.splat(1.0, {}, "one_t");
   Value t2 = fn.ew("arith.addf", s.at("step"), one, "next_step");
@@ -170,6 +142,41 @@ static ValueMap optimizer(FuncBuilder &fn, const Options &o, const ValueMap &p,
                            return bb.sub(v[0], upd);
                          });
   }
+}
+
+/// The new values of the parameters and the optimizer states.
+static ValueMap optimizer(FuncBuilder &fn, const Options &o, const ValueMap &p,
+                          const ValueMap &s, const ValueMap &grads,
+                          const std::vector<ParamSpec> &params) {
+  ValueMap next;
+  // The gradients carry --loss-weight; SGD and momentum divide it out of the
+  // learning rate, so the f32 step is unchanged (exactly, for powers of two).
+  double lr = o.lr / o.lossWeight;
+  if (o.optimizer == "sgd") {
+    for (const ParamSpec &ps : params) {
+      Value lrs = fn.splat(lr, ps.shape, "lr");
+      Value step =
+          fn.ew("arith.mulf", lrs, grads.at(ps.name), "step_" + ps.name);
+      next[ps.name] =
+          fn.ew("arith.subf", p.at(ps.name), step, "next_" + ps.name);
+    }
+    return next;
+  }
+  if (o.optimizer == "momentum") {
+    // v' = mu v + g, w' = w - lr v'
+    for (const ParamSpec &ps : params) {
+      const std::string &n = ps.name;
+      Value mu = fn.splat(o.momentum, ps.shape, "mu");
+      Value mv = fn.ew("arith.mulf", mu, s.at("v_" + n), "mv_" + n);
+      Value v2 = fn.ew("arith.addf", mv, grads.at(n), "next_v_" + n);
+      next["v_" + n] = v2;
+      Value lrs = fn.splat(lr, ps.shape, "lr");
+      Value step = fn.ew("arith.mulf", lrs, v2, "step_" + n);
+      next[n] = fn.ew("arith.subf", p.at(n), step, "next_" + n);
+    }
+    return next;
+  }
+  adamUpdate(fn, o, p, s, grads, params, lr, next);
   return next;
 }
 

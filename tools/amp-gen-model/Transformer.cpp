@@ -94,6 +94,10 @@ private:
   Value heads(FuncBuilder &fn, Value t, const std::string &hint);
   Value unheads(FuncBuilder &fn, Value t, const std::string &hint);
   static Value geluInner(BodyBuilder &bb, Value u);
+  /// From the gradient of the attention block's output to that of its
+  /// input n1 (the sum over q, k and v).
+  Value attentionBwd(FuncBuilder &fn, Value dh1, const ValueMap &p,
+                     ValueMap &grads);
   Value denseBwd(FuncBuilder &fn, Value x, Value dy, Value w,
                  const std::string &wname, const std::string &bname,
                  ValueMap &grads, bool needDx = true);
@@ -282,47 +286,9 @@ Value Transformer::denseBwd(FuncBuilder &fn, Value x, Value dy, Value w,
   return fn.matmul(dy, wT, "d" + FuncBuilder::nameOf(x));
 }
 
-ValueMap Transformer::backward(FuncBuilder &fn, Value g, const ValueMap &p) {
-  int64_t n = batch() * s, bh = batch() * nh;
-  ValueMap grads;
-  // Classifier, mean over the sequence.
-  Value dpooled = denseBwd(fn, pooled, g, p.at("wc"), "wc", "bc", grads);
-  Value dout3 =
-      fn.generic("dres2_bsd", {batch(), s, dm}, {{dpooled, {fn.d(0), fn.d(2)}}},
-                 {0, 1, 2}, [&](BodyBuilder &bb, Args v) {
-                   Value inv = bb.c(1.0 / s);
-                   return bb.mul(v[0], inv);
-                 });
-  Value dout = fn.collapse(dout3, {{0, 1}, {2}}, "dres2");
-  // MLP: second dense, GELU, first dense.
-  Value dgl = denseBwd(fn, gelu, dout, p.at("w2"), "w2", "b2", grads);
-  bool geluBug = opts.bug("gelu-grad");
-  // d/du 0.5 u (1 + t) = 0.5 (1 + t) + 0.5 u (1 - t^2) k0 (1 + 3 k1 u^2)
-  Value du = fn.generic("dffn_u", {n, f}, {{dgl, fn.dims(2)}, {u, fn.dims(2)}},
-                        {0, 1}, [&](BodyBuilder &bb, Args v) {
-                          Value uv = v[1];
-                          Value t = geluInner(bb, uv);
-                          Value half = bb.c(0.5, "half");
-                          Value one = bb.c(1.0);
-                          Value a = bb.mul(half, bb.add(one, t));
-                          Value sech2 = bb.sub(one, bb.mul(t, t));
-                          Value k13 = bb.c(3.0 * kGeluK1, "gelu_3k1");
-                          Value du2 = bb.mul(k13, bb.mul(uv, uv));
-                          Value k0 = bb.c(kGeluK0, "gelu_k0");
-                          Value dinner = bb.mul(k0, bb.add(one, du2));
-                          Value hu = bb.mul(half, uv);
-                          Value b = bb.mul(hu, bb.mul(sech2, dinner));
-                          if (geluBug)
-                            return bb.mul(v[0], a);
-                          return bb.mul(v[0], bb.add(a, b));
-                        });
-  Value dn2 = denseBwd(fn, n2, du, p.at("w1"), "w1", "b1", grads);
-  // Layer norm 2; the residual adds the MLP's gradient.
-  Value dg, db;
-  Value dhLn = layerNormBwd(fn, dn2, p.at("ln2_g"), ln2, "ln2", dg, db);
-  grads["ln2_g"] = fn.paramGrad(dg, "ln2_g");
-  grads["ln2_b"] = fn.paramGrad(db, "ln2_b");
-  Value dh1 = fn.ew("arith.addf", dout, dhLn, "dres1");
+Value Transformer::attentionBwd(FuncBuilder &fn, Value dh1, const ValueMap &p,
+                                ValueMap &grads) {
+  int64_t bh = batch() * nh;
   // Attention output projection; o = p . v.
   Value datt = denseBwd(fn, att, dh1, p.at("wo"), "wo", "bo", grads);
   Value doh = heads(fn, datt, "datt_oh");
@@ -362,6 +328,51 @@ ValueMap Transformer::backward(FuncBuilder &fn, Value g, const ValueMap &p) {
         denseBwd(fn, n1, dt, p.at("w" + name), "w" + name, "b" + name, grads);
     dn1 = dn1 ? fn.ew("arith.addf", dn1, dn, "dln1") : dn;
   }
+  return dn1;
+}
+
+ValueMap Transformer::backward(FuncBuilder &fn, Value g, const ValueMap &p) {
+  int64_t n = batch() * s;
+  ValueMap grads;
+  // Classifier, mean over the sequence.
+  Value dpooled = denseBwd(fn, pooled, g, p.at("wc"), "wc", "bc", grads);
+  Value dout3 =
+      fn.generic("dres2_bsd", {batch(), s, dm}, {{dpooled, {fn.d(0), fn.d(2)}}},
+                 {0, 1, 2}, [&](BodyBuilder &bb, Args v) {
+                   Value inv = bb.c(1.0 / s);
+                   return bb.mul(v[0], inv);
+                 });
+  Value dout = fn.collapse(dout3, {{0, 1}, {2}}, "dres2");
+  // MLP: second dense, GELU, first dense.
+  Value dgl = denseBwd(fn, gelu, dout, p.at("w2"), "w2", "b2", grads);
+  bool geluBug = opts.bug("gelu-grad");
+  // d/du 0.5 u (1 + t) = 0.5 (1 + t) + 0.5 u (1 - t^2) k0 (1 + 3 k1 u^2)
+  Value du = fn.generic("dffn_u", {n, f}, {{dgl, fn.dims(2)}, {u, fn.dims(2)}},
+                        {0, 1}, [&](BodyBuilder &bb, Args v) {
+                          Value uv = v[1];
+                          Value t = geluInner(bb, uv);
+                          Value half = bb.c(0.5, "half");
+                          Value one = bb.c(1.0);
+                          Value a = bb.mul(half, bb.add(one, t));
+                          Value sech2 = bb.sub(one, bb.mul(t, t));
+                          Value k13 = bb.c(3.0 * kGeluK1, "gelu_3k1");
+                          Value du2 = bb.mul(k13, bb.mul(uv, uv));
+                          Value k0 = bb.c(kGeluK0, "gelu_k0");
+                          Value dinner = bb.mul(k0, bb.add(one, du2));
+                          Value hu = bb.mul(half, uv);
+                          Value b = bb.mul(hu, bb.mul(sech2, dinner));
+                          if (geluBug)
+                            return bb.mul(v[0], a);
+                          return bb.mul(v[0], bb.add(a, b));
+                        });
+  Value dn2 = denseBwd(fn, n2, du, p.at("w1"), "w1", "b1", grads);
+  // Layer norm 2; the residual adds the MLP's gradient.
+  Value dg, db;
+  Value dhLn = layerNormBwd(fn, dn2, p.at("ln2_g"), ln2, "ln2", dg, db);
+  grads["ln2_g"] = fn.paramGrad(dg, "ln2_g");
+  grads["ln2_b"] = fn.paramGrad(db, "ln2_b");
+  Value dh1 = fn.ew("arith.addf", dout, dhLn, "dres1");
+  Value dn1 = attentionBwd(fn, dh1, p, grads);
   // Layer norm 1 (the input needs no gradient).
   layerNormBwd(fn, dn1, p.at("ln1_g"), ln1, "ln1", dg, db, /*needDx=*/false);
   grads["ln1_g"] = fn.paramGrad(dg, "ln1_g");

@@ -196,24 +196,14 @@ bool isIdentifier(StringRef s) {
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-/// Reads and checks the command line, as one-line errors.
-Options readOptions() {
-  Options o;
-  o.model = modelOpt;
-  if (o.model != "mlp" && o.model != "cnn" && o.model != "transformer")
-    usageError("--model: expected mlp, cnn or transformer, got '" + o.model +
-               "'");
-  o.layers = layersOpt;
-  o.width = widthOpt;
-  o.inputs = inputsOpt;
+/// --image HxW (or H) and --filters N | N1,N2,... with --conv-layers.
+void readConvSizes(Options &o) {
   StringRef image = imageOpt;
   auto [hs, ws] = image.split('x');
   if (hs.getAsInteger(10, o.imageH) ||
       (ws.empty() ? (o.imageW = o.imageH, false)
                   : ws.getAsInteger(10, o.imageW)))
     usageError("--image: expected HxW, e.g. 8x8");
-  o.channels = channelsOpt;
-  o.kernel = kernelOpt;
   o.filters.clear();
   SmallVector<StringRef> parts;
   StringRef(filtersOpt).split(parts, ',', -1, /*KeepEmpty=*/false);
@@ -225,22 +215,24 @@ Options readOptions() {
   }
   if (o.filters.empty())
     usageError("--filters: expected integers");
-  if (convLayersOpt != -1) {
-    if (convLayersOpt < 1)
-      usageError("--conv-layers must be >= 1");
-    if (o.filters.size() == 1)
-      o.filters.assign(convLayersOpt, o.filters[0]);
-    else if (int64_t(o.filters.size()) != convLayersOpt)
-      usageError(llvm::formatv("--filters lists {0} layers, --conv-layers "
-                               "says {1}",
-                               o.filters.size(), int64_t(convLayersOpt)));
-  }
-  o.seq = seqOpt;
-  o.dmodel = dmodelOpt;
-  o.heads = headsOpt;
-  o.ffn = ffnOpt;
-  o.batch = batchOpt;
-  o.classes = classesOpt;
+  if (convLayersOpt == -1)
+    return;
+  if (convLayersOpt < 1)
+    usageError("--conv-layers must be >= 1");
+  if (o.filters.size() == 1)
+    o.filters.assign(convLayersOpt, o.filters[0]);
+  else if (int64_t(o.filters.size()) != convLayersOpt)
+    usageError(llvm::formatv("--filters lists {0} layers, --conv-layers "
+                             "says {1}",
+                             o.filters.size(), int64_t(convLayersOpt)));
+}
+
+/// The options that take one of a few words.
+void readChoices(Options &o) {
+  o.model = modelOpt;
+  if (o.model != "mlp" && o.model != "cnn" && o.model != "transformer")
+    usageError("--model: expected mlp, cnn or transformer, got '" + o.model +
+               "'");
   o.head = headOpt;
   if (o.head != "classifier" && o.head != "regression")
     usageError("--head: expected classifier or regression");
@@ -248,28 +240,18 @@ Options readOptions() {
   if (o.optimizer != "sgd" && o.optimizer != "momentum" &&
       o.optimizer != "adam")
     usageError("--optimizer: expected sgd, momentum or adam");
-  o.lr = lrOpt.getNumOccurrences() ? double(lrOpt)
-                                   : (o.optimizer == "adam" ? 0.001 : 0.1);
-  o.momentum = momentumOpt;
-  o.beta1 = beta1Opt;
-  o.beta2 = beta2Opt;
-  o.adamEps = adamEpsOpt;
-  o.lossWeight = lossWeightOpt;
-  o.emitGrads = emitGradsOpt;
-  o.noMarkers = noMarkersOpt;
-  o.name = nameOpt;
-  o.predictName = predictNameOpt;
-  o.noPredict = noPredictOpt;
   o.dtype = dtypeOpt;
   if (o.dtype != "f32" && o.dtype != "f64")
     usageError("--dtype: expected f32 or f64");
-  o.driver = driverOpt;
-  o.eps = epsOpt;
   o.injectBug = injectBugOpt;
   if (!o.injectBug.empty() && !llvm::is_contained(kBugs, o.injectBug))
     usageError("--inject-bug: expected one of relu-mask, pool-mask, "
                "conv-flip, softmax-grad, ln-grad, gelu-grad, xent-grad");
+}
 
+/// Sizes >= 1, a CNN whose last conv output can be pooled, heads that
+/// divide d_model, a usable learning rate and loss weight, identifiers.
+void checkConsistency(const Options &o) {
   if (o.layers < 0)
     usageError("--layers must be >= 0");
   const std::pair<const char *, int64_t> positive[] = {
@@ -283,11 +265,8 @@ Options readOptions() {
   if (std::min(o.imageH, o.imageW) < 1 || *llvm::min_element(o.filters) < 1)
     usageError("--image and --filters must be >= 1");
   if (o.model == "cnn") {
-    int64_t h = o.imageH, w = o.imageW;
-    for (size_t l = 0; l < o.filters.size(); ++l) {
-      h -= o.kernel - 1;
-      w -= o.kernel - 1;
-    }
+    int64_t shrink = int64_t(o.filters.size()) * (o.kernel - 1);
+    int64_t h = o.imageH - shrink, w = o.imageW - shrink;
     if (h < 2 || w < 2 || h % 2 || w % 2)
       usageError(llvm::formatv(
           "cnn: the last conv output is {0}x{1}; the 2x2 max pool needs even "
@@ -308,6 +287,10 @@ Options readOptions() {
   if (o.driver && !o.noMarkers)
     usageError("--driver needs --no-markers (mlir-runner cannot run the amp "
                "markers)");
+}
+
+/// --probe P:I, checked against the model's parameters.
+void readProbes(Options &o) {
   if (!probeOpt.empty() && !o.driver)
     usageError("--probe needs --driver");
   std::vector<ParamSpec> specs = makeModel(o)->paramSpecs();
@@ -321,6 +304,40 @@ Options readOptions() {
       usageError("--probe " + probe + " out of range");
     o.probes.push_back({p, i});
   }
+}
+
+/// Reads and checks the command line, as one-line errors.
+Options readOptions() {
+  Options o;
+  readChoices(o);
+  o.layers = layersOpt;
+  o.width = widthOpt;
+  o.inputs = inputsOpt;
+  o.channels = channelsOpt;
+  o.kernel = kernelOpt;
+  readConvSizes(o);
+  o.seq = seqOpt;
+  o.dmodel = dmodelOpt;
+  o.heads = headsOpt;
+  o.ffn = ffnOpt;
+  o.batch = batchOpt;
+  o.classes = classesOpt;
+  o.lr = lrOpt.getNumOccurrences() ? double(lrOpt)
+                                   : (o.optimizer == "adam" ? 0.001 : 0.1);
+  o.momentum = momentumOpt;
+  o.beta1 = beta1Opt;
+  o.beta2 = beta2Opt;
+  o.adamEps = adamEpsOpt;
+  o.lossWeight = lossWeightOpt;
+  o.emitGrads = emitGradsOpt;
+  o.noMarkers = noMarkersOpt;
+  o.name = nameOpt;
+  o.predictName = predictNameOpt;
+  o.noPredict = noPredictOpt;
+  o.driver = driverOpt;
+  o.eps = epsOpt;
+  checkConsistency(o);
+  readProbes(o);
   return o;
 }
 
