@@ -378,6 +378,50 @@ static llvm::Error analyzeStepArguments(const Checker &c, mlir::func::FuncOp fn,
   return llvm::Error::success();
 }
 
+/// Checks result `i` of role `role` against the roles seen so far and
+/// returns the argument it replaces (-1: none).
+static llvm::Expected<int64_t>
+placeResult(const Checker &c, mlir::func::FuncOp fn, unsigned i,
+            const std::string &what, Role role, const TensorSpec &spec,
+            Signature &sig, int64_t &goodStepsResult) {
+  switch (role) {
+  case Role::Loss:
+    if (auto err = setUnique(c, sig.loss, i, "results", role))
+      return err;
+    if (auto err = checkScalar(c, spec, what, role))
+      return err;
+    break;
+  case Role::StepOk:
+    if (auto err = setUnique(c, sig.stepOk, i, "results", role))
+      return err;
+    if (auto err = checkScalar(c, spec, what, role))
+      return err;
+    break;
+  case Role::Grad:
+    sig.grads.push_back(i);
+    break;
+  case Role::LossScale:
+    if (auto err = setUnique(c, sig.lossScaleResult, i, "results", role))
+      return err;
+    if (sig.lossScaleArg < 0)
+      return c.error(what + " (loss_scale) has no loss_scale argument to "
+                            "replace");
+    return sig.lossScaleArg;
+  case Role::GoodSteps:
+    if (auto err = setUnique(c, goodStepsResult, i, "results", role))
+      return err;
+    if (sig.goodStepsArg < 0)
+      return c.error(what + " (good_steps) has no good_steps argument to "
+                            "replace");
+    return sig.goodStepsArg;
+  case Role::Update:
+    return updateTarget(c, fn.getResultAttrDict(i), what, sig);
+  default:
+    llvm_unreachable("other roles rejected above");
+  }
+  return -1;
+}
+
 /// The results of step `fn`: their roles, types and the arguments they
 /// replace, into `sig`.
 static llvm::Error analyzeStepResults(const Checker &c, mlir::func::FuncOp fn,
@@ -401,49 +445,11 @@ static llvm::Error analyzeStepResults(const Checker &c, mlir::func::FuncOp fn,
     auto spec = specOf(c, fn.getResultTypes()[i], what, *role);
     if (!spec)
       return spec.takeError();
-    RoleValue value{*role, *spec, -1};
-    switch (*role) {
-    case Role::Loss:
-      if (auto err = setUnique(c, sig.loss, i, "results", *role))
-        return err;
-      if (auto err = checkScalar(c, *spec, what, *role))
-        return err;
-      break;
-    case Role::StepOk:
-      if (auto err = setUnique(c, sig.stepOk, i, "results", *role))
-        return err;
-      if (auto err = checkScalar(c, *spec, what, *role))
-        return err;
-      break;
-    case Role::Grad:
-      sig.grads.push_back(i);
-      break;
-    case Role::LossScale:
-      if (auto err = setUnique(c, sig.lossScaleResult, i, "results", *role))
-        return err;
-      if (sig.lossScaleArg < 0)
-        return c.error(what + " (loss_scale) has no loss_scale argument to "
-                              "replace");
-      value.target = sig.lossScaleArg;
-      break;
-    case Role::GoodSteps:
-      if (auto err = setUnique(c, goodStepsResult, i, "results", *role))
-        return err;
-      if (sig.goodStepsArg < 0)
-        return c.error(what + " (good_steps) has no good_steps argument to "
-                              "replace");
-      value.target = sig.goodStepsArg;
-      break;
-    case Role::Update: {
-      auto target = updateTarget(c, fn.getResultAttrDict(i), what, sig);
-      if (!target)
-        return target.takeError();
-      value.target = *target;
-      break;
-    }
-    default:
-      llvm_unreachable("other roles rejected above");
-    }
+    auto target =
+        placeResult(c, fn, i, what, *role, *spec, sig, goodStepsResult);
+    if (!target)
+      return target.takeError();
+    RoleValue value{*role, *spec, *target};
     if (value.target >= 0)
       if (auto err =
               checkReplacement(c, sig, i, what, *spec, value.target, updatedBy))

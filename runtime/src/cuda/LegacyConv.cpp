@@ -293,6 +293,31 @@ amp_rt_status LegacyConv::chooseAlgo(cudnnHandle_t cudnn, ConvDirection dir,
               kMaxConvWorkspace);
 }
 
+/// Stages the inputs the plan names in the workspace `ws`, widened to the
+/// compute type and/or with the filter permuted; `operand` gets what the
+/// convolution reads.
+static amp_rt_status stageInputs(const Operands &ops, const StagingPlan &plan,
+                                 const FilterPermutation &filter,
+                                 amp_rt_dtype inType, amp_rt_dtype compute,
+                                 const void *const inputs[2], char *ws,
+                                 cudaStream_t stream, const void *operand[2]) {
+  const size_t es = dtypeSize(compute);
+  for (int i = 0; i < 2; ++i) {
+    operand[i] = inputs[i];
+    if (!plan.stageIn[i])
+      continue;
+    void *dst = ws + plan.offIn[i];
+    Strided4 s = ops.isFilter[i] ? filter.toNative() : contiguous(ops.sizes[i]);
+    if (compute == inType)
+      CUDA_CHECK(cuda::launchStridedCopy(inputs[i], dst, es, s, stream));
+    else
+      CUDA_CHECK(cuda::launchAxpby(inputs[i], inType, dst, compute, s, 1.0f,
+                                   0.0f, stream));
+    operand[i] = dst;
+  }
+  return AMP_RT_SUCCESS;
+}
+
 amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
                               ConvDirection dir, const ConvProblem &p,
                               amp_rt_dtype inType, amp_rt_dtype outType,
@@ -317,7 +342,6 @@ amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
     attempts.push_back(AMP_RT_F32);
   amp_rt_status last = AMP_RT_SUCCESS;
   for (amp_rt_dtype compute : attempts) {
-    const size_t es = dtypeSize(compute);
     const StagingPlan plan =
         StagingPlan::of(ops, compute, inType, outType, filter.permute);
     const bool exactF32 = inType == AMP_RT_F32;
@@ -336,22 +360,9 @@ amp_rt_status LegacyConv::run(cudnnHandle_t cudnn, cudaStream_t stream,
         workspace(std::max<size_t>(plan.offAlgo + algo.workspace, 1), &base));
     char *ws = static_cast<char *>(base);
 
-    // Stage inputs: widen to the compute type and/or permute the filter.
     const void *operand[2];
-    for (int i = 0; i < 2; ++i) {
-      operand[i] = inputs[i];
-      if (!plan.stageIn[i])
-        continue;
-      void *dst = ws + plan.offIn[i];
-      Strided4 s =
-          ops.isFilter[i] ? filter.toNative() : contiguous(ops.sizes[i]);
-      if (compute == inType)
-        CUDA_CHECK(cuda::launchStridedCopy(inputs[i], dst, es, s, stream));
-      else
-        CUDA_CHECK(cuda::launchAxpby(inputs[i], inType, dst, compute, s, 1.0f,
-                                     0.0f, stream));
-      operand[i] = dst;
-    }
+    AMP_RT_TRY(stageInputs(ops, plan, filter, inType, compute, inputs, ws,
+                           stream, operand));
     void *result = plan.stageOut ? ws + plan.offOut : out;
     const float a = plan.stageOut ? 1.0f : alpha;
     const float b = plan.stageOut ? 0.0f : beta;
