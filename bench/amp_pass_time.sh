@@ -65,8 +65,13 @@ timed_once() {
   "$@" --mlir-timing --mlir-timing-display=list -o "$out" 2> "$tmp/timing.txt"
   awk '
     /\(.*%\)/ {
-      t = $1; name = $0
-      sub(/^[^)]*\)[ \t]*/, "", name)
+      # The wall time is the last "t (p%)" column (a threaded run also
+      # prints the user time before it).
+      name = $0
+      sub(/^.*%\)[ \t]*/, "", name)
+      t = $0
+      sub(/[ \t]*\([ 0-9.]*%\)[ \t]*[^%]*$/, "", t)
+      sub(/^.*[ \t]/, "", t)
       if (name == "Total") total = t
       else if (name == "root" || name == "Parser" || name == "Output" ||
                name == "Rest" || name ~ /Pipeline/) next

@@ -101,7 +101,10 @@ def pass_seconds(cmd):
                            + (proc.stderr.strip().splitlines() or ["?"])[-1])
     total = 0.0
     for line in proc.stderr.splitlines():
-        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        # The wall time is the last "t (p%)" column (a threaded run also
+        # prints the user time before it).
+        m = re.match(r"\s*(?:[0-9.]+ \(\s*[0-9.]+%\)\s+)?"
+                     r"([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
         if not m:
             continue
         name = m.group(2)

@@ -76,16 +76,18 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
     pm.addPass(
         createReportWritePass({options.report, options.summary, options.target,
                                options.dot, options.dotFunction}));
-  // The marker passes touch nothing outside the op they run on: one run per
-  // function, in parallel.
-  pm.nestAny().addPass(createCheckMasterWeightsPass());
+  // The marker passes run on the module itself, not nested per function: a
+  // nested pipeline costs a verification of the module after it (its symbol
+  // table walks every op), more than the two passes themselves, and when
+  // they change nothing they skip verification altogether.
+  pm.addPass(createCheckMasterWeightsPass());
   LossScalingPassOptions scalingOptions;
   scalingOptions.mode = resolveLossScaling(options);
   scalingOptions.initScale = options.initScale;
   scalingOptions.state = options.lossScaleState;
   scalingOptions.printStats = options.stats;
   pm.addPass(createLossScalingPass(scalingOptions));
-  pm.nestAny().addPass(createStripMarkersPass());
+  pm.addPass(createStripMarkersPass());
   // IREE runs a function many times with the same weights: the caller
   // rounds them once (docs/downstream.md).
   if (options.emit == "iree")

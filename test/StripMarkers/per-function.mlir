@@ -1,6 +1,5 @@
-// --amp strips the markers of every function of the module (one run of
-// amp-strip-markers per function, in parallel), as one thread does (bf16:
-// no loss scaling, so a gradient needs no seed here).
+// --amp strips the markers of every function of the module, with threads or
+// without (bf16: no loss scaling, so a gradient needs no seed here).
 // RUN: amp-opt %s --amp='mode=bf16' | FileCheck %s
 // RUN: amp-opt %s --amp='mode=bf16' --mlir-disable-threading | FileCheck %s
 
