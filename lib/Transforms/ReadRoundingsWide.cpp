@@ -53,14 +53,19 @@ static bool isViewEmptyOrCast(Operation *op) {
 
 /// Whether reading the wide input of `trunc` up to `lastReader` (both in one
 /// block) keeps it alive across no allocation that matters. The wide value
-/// lives at least until its last other use anyway (a block argument: all
-/// along); after that, no op up to `lastReader` other than the readers may
-/// make a tensor of half the rounded tensor's elements or more. Gives up
-/// after a bounded number of ops, so the check costs O(1) per cast.
+/// lives at least until its last other use anyway (a block argument or a
+/// constant: all along); after that, no op up to `lastReader` other than the
+/// readers may make a tensor of half the rounded tensor's elements or more.
+/// Gives up after a bounded number of ops, so the check costs O(1) per cast.
 static bool noLargeTensorBetween(arith::TruncFOp trunc, Operation *lastReader,
                                  ArrayRef<Operation *> readers) {
   Value wide = trunc.getIn();
-  if (isa<BlockArgument>(wide))
+  // A block argument lives all along, and so does a constant (a global
+  // once bufferized): reading either wide keeps nothing alive. (Counting a
+  // constant's liveness made the decision depend on its other users: a
+  // padded accumulator, whose pad reads the constant before the
+  // contraction, read it narrow where the unpadded one read it wide.)
+  if (isa<BlockArgument>(wide) || wide.getDefiningOp<arith::ConstantOp>())
     return true;
   Block *block = trunc->getBlock();
   Operation *start = trunc;
