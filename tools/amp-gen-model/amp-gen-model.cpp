@@ -75,65 +75,76 @@ cl::OptionCategory modelCat("Model (--model mlp | cnn | transformer)");
 cl::OptionCategory stepCat("All models");
 cl::OptionCategory testCat("Testing");
 
-cl::opt<std::string> modelOpt("model", cl::desc("mlp, cnn or transformer"),
+cl::opt<std::string> modelOpt("model",
+                              cl::desc("mlp (default), cnn or transformer"),
                               cl::init("mlp"), cl::cat(modelCat));
 cl::opt<int64_t> layersOpt("layers",
-                           cl::desc("mlp: hidden layers (0: softmax "
-                                    "regression)"),
+                           cl::desc("mlp: hidden layers (default 1; 0: "
+                                    "softmax regression)"),
                            cl::init(1), cl::cat(modelCat));
-cl::opt<int64_t> widthOpt("width", cl::desc("mlp: hidden width"), cl::init(128),
-                          cl::cat(modelCat));
-cl::opt<int64_t> inputsOpt("inputs", cl::desc("mlp: input features"),
+cl::opt<int64_t> widthOpt("width", cl::desc("mlp: hidden width (default 128)"),
+                          cl::init(128), cl::cat(modelCat));
+cl::opt<int64_t> inputsOpt("inputs",
+                           cl::desc("mlp: input features (default 64)"),
                            cl::init(64), cl::cat(modelCat));
-cl::opt<std::string> imageOpt("image", cl::desc("cnn: HxW"), cl::init("8x8"),
-                              cl::cat(modelCat));
-cl::opt<int64_t> channelsOpt("channels", cl::desc("cnn: input channels"),
+cl::opt<std::string> imageOpt("image", cl::desc("cnn: HxW (default 8x8)"),
+                              cl::init("8x8"), cl::cat(modelCat));
+cl::opt<int64_t> channelsOpt("channels",
+                             cl::desc("cnn: input channels (default 1)"),
                              cl::init(1), cl::cat(modelCat));
 cl::opt<std::string>
     filtersOpt("filters",
                cl::desc("cnn: filters per conv layer: N (every layer) or a "
-                        "comma-separated list"),
+                        "comma-separated list (default 8)"),
                cl::init("8"), cl::cat(modelCat));
 cl::opt<int64_t> convLayersOpt("conv-layers",
                                cl::desc("cnn: conv layers (default 1, or the "
                                         "length of the --filters list)"),
                                cl::init(-1), cl::cat(modelCat));
-cl::opt<int64_t> kernelOpt("kernel", cl::desc("cnn: square filter size"),
+cl::opt<int64_t> kernelOpt("kernel",
+                           cl::desc("cnn: square filter size (default 3)"),
                            cl::init(3), cl::cat(modelCat));
-cl::opt<int64_t> seqOpt("seq", cl::desc("transformer: sequence length"),
+cl::opt<int64_t> seqOpt("seq",
+                        cl::desc("transformer: sequence length (default 8)"),
                         cl::init(8), cl::cat(modelCat));
-cl::opt<int64_t> dmodelOpt("dmodel", cl::desc("transformer: d_model"),
+cl::opt<int64_t> dmodelOpt("dmodel",
+                           cl::desc("transformer: d_model (default 16)"),
                            cl::init(16), cl::cat(modelCat));
-cl::opt<int64_t> headsOpt("heads", cl::desc("transformer: heads"), cl::init(2),
-                          cl::cat(modelCat));
-cl::opt<int64_t> ffnOpt("ffn", cl::desc("transformer: MLP hidden width"),
+cl::opt<int64_t> headsOpt("heads", cl::desc("transformer: heads (default 2)"),
+                          cl::init(2), cl::cat(modelCat));
+cl::opt<int64_t> ffnOpt("ffn",
+                        cl::desc("transformer: MLP hidden width (default 32)"),
                         cl::init(32), cl::cat(modelCat));
 
-cl::opt<int64_t> batchOpt("batch", cl::desc("batch"), cl::init(32),
+cl::opt<int64_t> batchOpt("batch", cl::desc("batch (default 32)"), cl::init(32),
                           cl::cat(stepCat));
 cl::opt<int64_t> classesOpt("classes",
                             cl::desc("classes, or outputs of the regression "
-                                     "head"),
+                                     "head (default 10)"),
                             cl::init(10), cl::cat(stepCat));
-cl::opt<std::string> headOpt("head",
-                             cl::desc("classifier (softmax cross-entropy on "
-                                      "one-hot labels) or regression (mean "
-                                      "squared error)"),
-                             cl::init("classifier"), cl::cat(stepCat));
-cl::opt<std::string> optimizerOpt("optimizer",
-                                  cl::desc("sgd, momentum or adam (their "
-                                           "buffers are opt_state arguments)"),
-                                  cl::init("sgd"), cl::cat(stepCat));
+cl::opt<std::string>
+    headOpt("head",
+            cl::desc("classifier (default: softmax "
+                     "cross-entropy on one-hot labels) or regression (mean "
+                     "squared error)"),
+            cl::init("classifier"), cl::cat(stepCat));
+cl::opt<std::string>
+    optimizerOpt("optimizer",
+                 cl::desc("sgd (default), momentum or adam (their "
+                          "buffers are opt_state arguments)"),
+                 cl::init("sgd"), cl::cat(stepCat));
 cl::opt<double> lrOpt("lr", cl::desc("learning rate (default 0.1; adam 0.001)"),
                       cl::init(0.1), cl::cat(stepCat));
-cl::opt<double> momentumOpt("momentum", cl::desc("mu of --optimizer momentum"),
-                            cl::init(0.9), cl::cat(stepCat));
-cl::opt<double> beta1Opt("beta1", cl::desc("Adam"), cl::init(0.9),
+cl::opt<double>
+    momentumOpt("momentum",
+                cl::desc("mu of --optimizer momentum (default 0.9)"),
+                cl::init(0.9), cl::cat(stepCat));
+cl::opt<double> beta1Opt("beta1", cl::desc("Adam (default 0.9)"), cl::init(0.9),
                          cl::cat(stepCat));
-cl::opt<double> beta2Opt("beta2", cl::desc("Adam"), cl::init(0.999),
-                         cl::cat(stepCat));
-cl::opt<double> adamEpsOpt("adam-eps", cl::desc("Adam"), cl::init(1e-8),
-                           cl::cat(stepCat));
+cl::opt<double> beta2Opt("beta2", cl::desc("Adam (default 0.999)"),
+                         cl::init(0.999), cl::cat(stepCat));
+cl::opt<double> adamEpsOpt("adam-eps", cl::desc("Adam (default 1e-8)"),
+                           cl::init(1e-8), cl::cat(stepCat));
 cl::opt<double> lossWeightOpt(
     "loss-weight",
     cl::desc("multiply the gradients by W (a weighted loss; the loss "
@@ -149,16 +160,19 @@ cl::opt<bool> noMarkersOpt("no-markers",
                                     "amp-strip-markers makes of the marked "
                                     "one)"),
                            cl::cat(stepCat));
-cl::opt<std::string> nameOpt("name", cl::desc("step function name"),
-                             cl::init("train_step"), cl::cat(stepCat));
-cl::opt<std::string> predictNameOpt("predict-name",
-                                    cl::desc("eval function name"),
-                                    cl::init("predict"), cl::cat(stepCat));
+cl::opt<std::string>
+    nameOpt("name", cl::desc("step function name (default train_step)"),
+            cl::init("train_step"), cl::cat(stepCat));
+cl::opt<std::string>
+    predictNameOpt("predict-name",
+                   cl::desc("eval function name (default predict)"),
+                   cl::init("predict"), cl::cat(stepCat));
 cl::opt<bool> noPredictOpt("no-predict", cl::desc("no eval function"),
                            cl::cat(stepCat));
-cl::opt<std::string> dtypeOpt("dtype",
-                              cl::desc("f32 or f64 (precise gradient checks)"),
-                              cl::init("f32"), cl::cat(stepCat));
+cl::opt<std::string>
+    dtypeOpt("dtype",
+             cl::desc("f32 (default) or f64 (precise gradient checks)"),
+             cl::init("f32"), cl::cat(stepCat));
 
 cl::opt<bool> driverOpt("driver",
                         cl::desc("add @main for mlir-runner (needs "
@@ -169,7 +183,7 @@ cl::list<std::string>
              cl::desc("P:I: with --driver, the finite difference of the loss "
                       "for element I (flat) of parameter P (repeatable)"),
              cl::cat(testCat));
-cl::opt<double> epsOpt("eps", cl::desc("finite-difference step"),
+cl::opt<double> epsOpt("eps", cl::desc("finite-difference step (default 1e-3)"),
                        cl::init(1e-3), cl::cat(testCat));
 cl::opt<std::string>
     injectBugOpt("inject-bug",
