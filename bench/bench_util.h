@@ -121,6 +121,33 @@ inline std::string loadAverage() {
   return a + " " + b + " " + c;
 }
 
+/// What a benchmark says after its tables, each note once, in the order
+/// first seen.
+struct Notes {
+  std::vector<std::string> items;
+  void add(const std::string &n) {
+    if (std::find(items.begin(), items.end(), n) == items.end())
+      items.push_back(n);
+  }
+  /// The load average at the end of the run, then the notes.
+  void printWithLoad() const {
+    std::printf("\nload average at end: %s\n", loadAverage().c_str());
+    if (items.empty())
+      return;
+    std::printf("\nnotes:\n");
+    for (const std::string &n : items)
+      std::printf("  %s\n", n.c_str());
+  }
+};
+
+/// Selects libamp_rt's cpu backend; false (and a message) if it fails.
+inline bool selectCpuBackend() {
+  if (amp_rt_select_backend("cpu") == AMP_RT_SUCCESS)
+    return true;
+  std::fprintf(stderr, "amp_rt_select_backend(cpu): %s\n", amp_rt_last_error());
+  return false;
+}
+
 /// The header every table starts with: the CPU and the threads of each
 /// library. Returns the CPU so that callers can pick the goals.
 inline CpuInfo printHeader(const char *what) {

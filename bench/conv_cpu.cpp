@@ -311,12 +311,10 @@ struct RunState {
   const Options &opts;
   CpuInfo cpu;
   double goalF32;
-  std::vector<std::string> notes, summary;
+  Notes notes;
+  std::vector<std::string> summary;
 
-  void note(const std::string &n) {
-    if (std::find(notes.begin(), notes.end(), n) == notes.end())
-      notes.push_back(n);
-  }
+  void note(const std::string &n) { notes.add(n); }
 };
 
 /// One layout of the run: NHWC, NCHW or NCHW blocked by 16 channels.
@@ -580,11 +578,8 @@ int main(int argc, char **argv) {
                  argv[0]);
     return 2;
   }
-  if (amp_rt_select_backend("cpu") != AMP_RT_SUCCESS) {
-    std::fprintf(stderr, "amp_rt_select_backend(cpu): %s\n",
-                 amp_rt_last_error());
+  if (!selectCpuBackend())
     return 1;
-  }
   RunState run{opts, printHeader("Convolutions: resnet18's layers at 224x224, "
                                  "f32 output, beta = 0; GF/s of the best "
                                  "sample, variants interleaved in one run")};
@@ -621,11 +616,6 @@ int main(int argc, char **argv) {
               "goals):\n");
   for (const std::string &s : run.summary)
     std::printf("  %s\n", s.c_str());
-  std::printf("\nload average at end: %s\n", loadAverage().c_str());
-  if (!run.notes.empty()) {
-    std::printf("\nnotes:\n");
-    for (const std::string &n : run.notes)
-      std::printf("  %s\n", n.c_str());
-  }
+  run.notes.printWithLoad();
   return 0;
 }

@@ -170,16 +170,13 @@ struct RunState {
   CpuInfo cpu;
   double goalBf16VsF32;
   std::map<std::string, std::map<std::string, double>> torch;
-  std::vector<std::string> notes;
+  Notes notes;
   Goal bf16VsF32, bf16VsDnnl, f32VsBest;
   // The best f32 rate and amp-bf16 rate of any shape (bench/train_step.py).
   double topF32 = 0, topBf16 = 0;
   std::string topF32Where, topBf16Where;
 
-  void note(const std::string &n) {
-    if (std::find(notes.begin(), notes.end(), n) == notes.end())
-      notes.push_back(n);
-  }
+  void note(const std::string &n) { notes.add(n); }
 };
 
 /// A ratio with its verdict against `goal` where the goal applies.
@@ -363,19 +360,14 @@ void printSummary(RunState &run) {
     std::printf("best amp-bf16 GEMM rate: %.1f GF/s (%s)\n", run.topBf16,
                 run.topBf16Where.c_str());
   if (run.torch.empty())
-    run.notes.push_back("torch.mm: " + (run.opts.torchNote.empty()
-                                            ? std::string("not measured")
-                                            : run.opts.torchNote));
+    run.notes.add("torch.mm: " + (run.opts.torchNote.empty()
+                                      ? std::string("not measured")
+                                      : run.opts.torchNote));
   else
-    run.notes.push_back("torch-f32 / torch-bf16: torch.mm in a separate "
-                        "process before this run (bench/torch_bench.py), not "
-                        "interleaved");
-  std::printf("\nload average at end: %s\n", loadAverage().c_str());
-  if (!run.notes.empty()) {
-    std::printf("\nnotes:\n");
-    for (const std::string &n : run.notes)
-      std::printf("  %s\n", n.c_str());
-  }
+    run.notes.add("torch-f32 / torch-bf16: torch.mm in a separate "
+                  "process before this run (bench/torch_bench.py), not "
+                  "interleaved");
+  run.notes.printWithLoad();
 }
 
 } // namespace
@@ -396,11 +388,8 @@ int main(int argc, char **argv) {
       std::printf("%s\n", s.key().c_str());
     return 0;
   }
-  if (amp_rt_select_backend("cpu") != AMP_RT_SUCCESS) {
-    std::fprintf(stderr, "amp_rt_select_backend(cpu): %s\n",
-                 amp_rt_last_error());
+  if (!selectCpuBackend())
     return 1;
-  }
   RunState run{opts, printHeader("GEMM: row-major C = A*B, f32 output, beta = "
                                  "0; GF/s of the best sample, variants "
                                  "interleaved in one run")};
