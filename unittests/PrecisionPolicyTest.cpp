@@ -215,11 +215,4 @@ TEST(PrecisionPolicy, ChecksUserKeys) {
   EXPECT_TRUE(checkPolicyKey(&ctx, "linalg.nothing_*"));
 }
 
-TEST(PrecisionPolicy, ParsesOptions) {
-  EXPECT_EQ(parseAmpMode("bf16"), AmpMode::BF16);
-  EXPECT_EQ(parseAmpMode("fp16"), std::nullopt);
-  EXPECT_EQ(parseAmpLevel("tensor-cores-only"), AmpLevel::TensorCoresOnly);
-  EXPECT_EQ(parseAmpLevel("all"), std::nullopt);
-}
-
 } // namespace

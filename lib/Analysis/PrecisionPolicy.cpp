@@ -20,21 +20,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-std::optional<AmpMode> mlir::amp::parseAmpMode(StringRef name) {
-  return llvm::StringSwitch<std::optional<AmpMode>>(name)
-      .Case("f16", AmpMode::F16)
-      .Case("bf16", AmpMode::BF16)
-      .Default(std::nullopt);
-}
-
-std::optional<AmpLevel> mlir::amp::parseAmpLevel(StringRef name) {
-  return llvm::StringSwitch<std::optional<AmpLevel>>(name)
-      .Case("default", AmpLevel::Default)
-      .Case("tensor-cores-only", AmpLevel::TensorCoresOnly)
-      .Case("treat-infer-as-deny", AmpLevel::TreatInferAsDeny)
-      .Default(std::nullopt);
-}
-
 StringRef mlir::amp::stringifyBodyPattern(BodyPattern pattern) {
   switch (pattern) {
   case BodyPattern::Contraction:

@@ -23,10 +23,10 @@ static llvm::StringSet<> cpuFeatureSet(ArrayRef<std::string> requested) {
   return set;
 }
 
-std::optional<AutoPrecision>
-mlir::amp::chooseAutoPrecision(StringRef target,
+AutoPrecision
+mlir::amp::chooseAutoPrecision(TargetOption target,
                                ArrayRef<std::string> cpuFeatures) {
-  if (target == "cpu") {
+  if (target == TargetOption::Cpu) {
     llvm::StringSet<> features = cpuFeatureSet(cpuFeatures);
     StringRef which = cpuFeatures.empty() ? "the host CPU" : "the CPU";
     if (features.contains("avx512bf16") || features.contains("amx-bf16"))
@@ -49,9 +49,8 @@ mlir::amp::chooseAutoPrecision(StringRef target,
                  "nothing pays, the program stays f32")
             .str()};
   }
-  const GpuTarget *gpu = lookupGpuTarget(target);
-  if (!gpu)
-    return std::nullopt;
+  const GpuTarget *gpu = lookupGpuTarget(stringifyEnumOption(target));
+  assert(gpu && "every GPU target option has a preset");
   if (gpu->peakBF16Tensor > 0)
     return AutoPrecision{AmpMode::BF16,
                          (gpu->name + " has bf16 Tensor Cores at the f16 "
@@ -60,11 +59,4 @@ mlir::amp::chooseAutoPrecision(StringRef target,
                              .str()};
   return AutoPrecision{AmpMode::F16,
                        (gpu->name + " has f16 Tensor Cores only: f16").str()};
-}
-
-std::string mlir::amp::listPrecisionTargets() {
-  std::string list;
-  for (const GpuTarget &gpu : getGpuTargets())
-    list += gpu.name.str() + ", ";
-  return list.substr(0, list.size() - 2) + " or cpu";
 }

@@ -14,26 +14,32 @@ using namespace mlir::amp;
 
 /// The target mode=auto decides for: `target` when given, else the host
 /// CPU (the option's default, h100, is the report's).
-static std::string autoTarget(const AmpPipelineOptions &options) {
-  return options.target.hasValue() ? options.target.getValue() : "cpu";
+static TargetOption autoTarget(const AmpPipelineOptions &options) {
+  return options.target.hasValue() ? options.target.getValue()
+                                   : TargetOption::Cpu;
 }
 
 /// `auto`: dynamic loss scaling for f16, none for bf16 (which has f32's
 /// range, so its gradients do not underflow) and for a program mode=auto
 /// leaves f32.
-static std::string resolveLossScaling(const AmpPipelineOptions &options) {
-  if (options.lossScaling != "auto")
-    return options.lossScaling;
-  std::optional<AmpMode> mode = parseAmpMode(options.mode);
-  if (options.mode == "auto") {
-    // An unknown target is amp-auto-mixed-precision's error to report.
-    std::optional<AutoPrecision> choice =
-        chooseAutoPrecision(autoTarget(options), options.cpuFeatures);
-    if (choice && !choice->mode)
-      return "none";
-    mode = choice ? choice->mode : std::nullopt;
+static ScalingMode resolveLossScaling(const AmpPipelineOptions &options) {
+  switch (options.lossScaling) {
+  case LossScalingOption::Dynamic:
+    return ScalingMode::Dynamic;
+  case LossScalingOption::Static:
+    return ScalingMode::Static;
+  case LossScalingOption::None:
+    return ScalingMode::None;
+  case LossScalingOption::Auto:
+    break;
   }
-  return mode == AmpMode::BF16 ? "none" : "dynamic";
+  std::optional<AmpMode> mode =
+      options.mode == AmpModeOption::BF16 ? AmpMode::BF16 : AmpMode::F16;
+  if (options.mode == AmpModeOption::Auto)
+    mode = chooseAutoPrecision(autoTarget(options), options.cpuFeatures).mode;
+  if (!mode)
+    return ScalingMode::None;
+  return *mode == AmpMode::BF16 ? ScalingMode::None : ScalingMode::Dynamic;
 }
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm,
@@ -44,14 +50,15 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   // A target named for mode=auto alone asks for no report.
   bool reporting = !options.report.empty() || options.summary ||
                    !options.dot.empty() ||
-                   (options.target != "h100" && options.target != "cpu" &&
-                    options.mode != "auto");
+                   (options.target != TargetOption::H100 &&
+                    options.target != TargetOption::Cpu &&
+                    options.mode != AmpModeOption::Auto);
   if (reporting)
-    pm.addPass(createReportSnapshotPass({/*stage=*/"input"}));
+    pm.addPass(createReportSnapshotPass({SnapshotStage::Input}));
   AutoMixedPrecisionPassOptions ampOptions;
   ampOptions.mode = options.mode;
   ampOptions.emit = options.emit;
-  if (options.mode == "auto" || options.emit == "iree") {
+  if (options.mode == AmpModeOption::Auto || options.emit == EmitOption::Iree) {
     ampOptions.target = autoTarget(options);
     ampOptions.cpuFeatures.assign(options.cpuFeatures.begin(),
                                   options.cpuFeatures.end());
@@ -67,7 +74,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   ampOptions.optimizeCasts = !reporting;
   pm.addPass(createAutoMixedPrecisionPass(ampOptions));
   if (reporting) {
-    pm.addPass(createReportSnapshotPass({/*stage=*/"rewritten"}));
+    pm.addPass(createReportSnapshotPass({SnapshotStage::Rewritten}));
     OptimizeCastsPassOptions castOptions;
     castOptions.printStats = options.stats;
     pm.addPass(createOptimizeCastsPass(castOptions));
@@ -90,7 +97,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm,
   pm.addPass(createStripMarkersPass());
   // IREE runs a function many times with the same weights: the caller
   // rounds them once (docs/downstream.md).
-  if (options.emit == "iree")
+  if (options.emit == EmitOption::Iree)
     pm.addPass(createLowPrecisionArgumentsPass());
 }
 

@@ -26,12 +26,8 @@ struct ReportSnapshotPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (stage != "input" && stage != "rewritten") {
-      module.emitError() << "amp-report-snapshot: unknown stage '" << stage
-                         << "' (expected input or rewritten)";
-      return signalPassFailure();
-    }
-    storeSnapshot(module, stage, measureModule(module));
+    storeSnapshot(module, stringifyEnumOption<SnapshotStage>(stage),
+                  measureModule(module));
   }
 };
 

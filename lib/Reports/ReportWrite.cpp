@@ -32,8 +32,8 @@ struct ReportWritePass
     : public amp::impl::ReportWritePassBase<ReportWritePass> {
   using Base::Base;
 
-  /// An unknown target is an option error: one line, before any IR is
-  /// touched.
+  /// target=cpu is an option error (no step-time preset): one line,
+  /// before any IR is touched.
   LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
 
@@ -55,25 +55,22 @@ std::unique_ptr<llvm::ToolOutputFile> ReportWritePass::open(StringRef path,
 }
 
 LogicalResult ReportWritePass::initialize(MLIRContext *context) {
-  if (lookupGpuTarget(target))
+  if (target != TargetOption::Cpu)
     return success();
-  Location loc = UnknownLoc::get(context);
-  if (target == "cpu")
-    return emitError(loc)
-           << "amp-report-write: the report's step-time estimate has GPU "
-              "presets only ("
-           << listGpuTargets()
-           << "); with mode=auto target=cpu, leave out report=, "
-              "summary=true and dot=";
-  return emitError(loc) << "amp-report-write: unknown target '" << target
-                        << "' (expected " << listGpuTargets() << ")";
+  return emitError(UnknownLoc::get(context))
+         << "amp-report-write: the report's step-time estimate has GPU "
+            "presets only ("
+         << listGpuTargets()
+         << "); with mode=auto target=cpu, leave out report=, "
+            "summary=true and dot=";
 }
 
 void ReportWritePass::runOnOperation() {
   ModuleOp module = getOperation();
   // Read everything that lives in the IR, then remove it, so that the IR
   // leaves as it would without reporting, and diagnostics show it so.
-  const GpuTarget *gpu = lookupGpuTarget(target);
+  const GpuTarget *gpu =
+      lookupGpuTarget(stringifyEnumOption<TargetOption>(target));
   FailureOr<std::vector<FunctionMetrics>> input = loadSnapshot(module, "input");
   FailureOr<std::vector<FunctionMetrics>> rewritten =
       loadSnapshot(module, "rewritten");

@@ -118,7 +118,6 @@ private:
   AmpMode modeValue = AmpMode::F16;
   /// mode=auto: what was chosen and why (no mode: nothing pays, f32).
   std::optional<AutoPrecision> autoChoice;
-  AmpLevel levelValue = AmpLevel::Default;
   std::shared_ptr<PrecisionPolicy> policy;
 };
 
@@ -191,7 +190,7 @@ AutoMixedPrecisionPass::paintAndRewrite(const PaintingScope &scope,
   MLIRContext *ctx = &getContext();
   PaintingOptions paintingOptions;
   paintingOptions.mode = modeValue;
-  paintingOptions.level = levelValue;
+  paintingOptions.level = level;
   paintingOptions.castEconomy = castEconomy;
   PrecisionPainting painting(scope, scopePolicy, paintingOptions);
   if (failed(checkLossScaleOrder(scope, painting)))
@@ -277,52 +276,34 @@ AutoMixedPrecisionPass::checkLossScaleOrder(const PaintingScope &scope,
 }
 
 LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
-  Location loc = UnknownLoc::get(ctx);
-  std::optional<AmpMode> parsedMode = parseAmpMode(mode);
-  if (mode == "auto") {
+  // The option parser already rejected unknown values; what is left is
+  // options that do not go together.
+  AmpMode lowMode = mode == AmpModeOption::BF16 ? AmpMode::BF16 : AmpMode::F16;
+  autoChoice.reset();
+  if (mode == AmpModeOption::Auto) {
     autoChoice = chooseAutoPrecision(target, cpuFeatures);
-    if (!autoChoice)
-      return emitError(loc)
-             << "amp-auto-mixed-precision: unknown target '" << target
-             << "' for mode=auto (expected " << listPrecisionTargets() << ")";
-    parsedMode = autoChoice->mode.value_or(AmpMode::F16);
-  } else if (!cpuFeatures.empty() || (target != "cpu" && emit != "iree")) {
-    return emitError(loc) << "amp-auto-mixed-precision: target and "
-                             "cpu-features choose the type of mode=auto "
-                             "(and target what emit=iree keeps f32); "
-                             "mode is '"
-                          << mode << "'";
+    lowMode = autoChoice->mode.value_or(AmpMode::F16);
+  } else if (!cpuFeatures.empty() ||
+             (target != TargetOption::Cpu && emit != EmitOption::Iree)) {
+    return emitError(UnknownLoc::get(ctx))
+           << "amp-auto-mixed-precision: target and cpu-features choose the "
+              "type of mode=auto (and target what emit=iree keeps f32); "
+              "mode is '"
+           << stringifyEnumOption<AmpModeOption>(mode) << "'";
   }
-  if (emit != "mlir" && emit != "iree")
-    return emitError(loc) << "amp-auto-mixed-precision: unknown emit '" << emit
-                          << "' (expected mlir or iree)";
-  if (emit == "iree" && !chooseAutoPrecision(target, {}))
-    return emitError(loc) << "amp-auto-mixed-precision: unknown target '"
-                          << target << "' for emit=iree (expected "
-                          << listPrecisionTargets() << ")";
-  if (!parsedMode)
-    return emitError(loc) << "amp-auto-mixed-precision: unknown mode '" << mode
-                          << "' (expected f16, bf16 or auto)";
-  std::optional<AmpLevel> parsedLevel = parseAmpLevel(level);
-  if (!parsedLevel)
-    return emitError(loc) << "amp-auto-mixed-precision: unknown level '"
-                          << level
-                          << "' (expected default, tensor-cores-only or "
-                             "treat-infer-as-deny)";
-  FailureOr<PrecisionPolicy> built = buildPolicy(ctx, *parsedMode);
+  FailureOr<PrecisionPolicy> built = buildPolicy(ctx, lowMode);
   if (failed(built))
     return failure();
-  if (*parsedLevel == AmpLevel::TreatInferAsDeny)
+  if (level == AmpLevel::TreatInferAsDeny)
     built->treatInferAsDeny();
   // IREE's llvm-cpu runs a bf16 convolution 4.4x slower than the f32 one
   // (NCHW; NHWC as fast at best, and convolutions are not data-tiled), so
   // on a CPU target they stay f32 (docs/downstream.md).
-  if (emit == "iree" && target == "cpu")
+  if (emit == EmitOption::Iree && target == TargetOption::Cpu)
     built->denyDefaultConvolutions(
         "emit=iree target=cpu: IREE's llvm-cpu has no fast 16-bit "
         "convolution");
-  modeValue = *parsedMode;
-  levelValue = *parsedLevel;
+  modeValue = lowMode;
   policy = std::make_shared<PrecisionPolicy>(std::move(*built));
   return success();
 }
@@ -396,7 +377,7 @@ void AutoMixedPrecisionPass::runOnOperation() {
   bool keepF32 = autoChoice && !autoChoice->mode;
   if (autoChoice && (explain || printStats || keepF32))
     module.emitRemark() << "amp-auto-mixed-precision: mode=auto target="
-                        << target << ": "
+                        << stringifyEnumOption<TargetOption>(target) << ": "
                         << (autoChoice->mode
                                 ? (*autoChoice->mode == AmpMode::BF16 ? "bf16"
                                                                       : "f16")

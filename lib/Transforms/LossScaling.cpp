@@ -59,8 +59,6 @@ private:
   LogicalResult checkNoCallers(func::FuncOp func);
   void scaleStep(func::FuncOp func, StepMarkers &markers);
 
-  ScalingMode modeValue = ScalingMode::Dynamic;
-  StateKind stateValue = StateKind::Args;
   // Plain counters: Debian's Release MLIR compiles Statistic to a no-op.
   uint64_t functionsScaled = 0, gradientsUnscaled = 0, updatesGuarded = 0;
 };
@@ -71,22 +69,6 @@ LogicalResult LossScalingPass::initialize(MLIRContext *ctx) {
   auto fail = [&]() {
     return emitError(UnknownLoc::get(ctx)) << "amp-loss-scaling: ";
   };
-  if (mode == "dynamic")
-    modeValue = ScalingMode::Dynamic;
-  else if (mode == "static")
-    modeValue = ScalingMode::Static;
-  else if (mode == "none")
-    modeValue = ScalingMode::None;
-  else
-    return fail() << "unknown mode '" << mode
-                  << "' (expected dynamic, static or none)";
-  if (state == "args")
-    stateValue = StateKind::Args;
-  else if (state == "globals")
-    stateValue = StateKind::Globals;
-  else
-    return fail() << "unknown state '" << state
-                  << "' (expected args or globals)";
   const double maxF32 = std::numeric_limits<float>::max();
   if (!(initScale > 0 && initScale <= maxF32))
     return fail() << "init-scale must be a finite f32 > 0 (got "
@@ -146,7 +128,7 @@ LogicalResult LossScalingPass::checkStep(Operation *function,
 
   if (skipOnOverflow && failed(checkUpdatesFollowGradients(func, markers)))
     return failure();
-  if (stateValue == StateKind::Args)
+  if (state == ScaleStateKind::Args)
     return checkNoCallers(func);
   return success();
 }
@@ -213,7 +195,7 @@ LogicalResult LossScalingPass::checkNoCallers(func::FuncOp func) {
 }
 
 void LossScalingPass::scaleStep(func::FuncOp func, StepMarkers &markers) {
-  ScaleOptions options{modeValue,    stateValue,     initScale,
+  ScaleOptions options{mode,         state,          initScale,
                        growthFactor, backoffFactor,  minScale,
                        maxScale,     growthInterval, skipOnOverflow};
   ScaleCounts counts = scaleTrainingStep(func, markers, options);
@@ -236,7 +218,7 @@ void LossScalingPass::runOnOperation() {
                            {"updates-guarded", updatesGuarded}});
   };
 
-  if (modeValue == ScalingMode::None) {
+  if (mode == ScalingMode::None) {
     if (replaceMarkersByIdentities(module) == 0)
       markAllAnalysesPreserved();
     return printStatistics();

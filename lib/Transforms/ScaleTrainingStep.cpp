@@ -209,7 +209,7 @@ void StepScaler::loadScale() {
 /// mode=dynamic: the scale and counter tensors, from appended arguments
 /// (state=args) or from new ml_program globals (state=globals).
 void StepScaler::loadScaleState(Value &scaleTensor, Value &counterTensor) {
-  if (options.state == StateKind::Args) {
+  if (options.state == ScaleStateKind::Args) {
     unsigned index = func.getNumArguments();
     (void)func.insertArgument(index, scaleType, role("loss_scale"), loc);
     (void)func.insertArgument(index + 1, counterType, role("good_steps"), loc);
@@ -413,7 +413,7 @@ void StepScaler::updateScaleAndReturn(Value allFinite) {
   builder.setInsertionPoint(ret);
   SmallVector<std::pair<Value, DictionaryAttr>> results;
   Value stepOk;
-  if (options.state == StateKind::Args)
+  if (options.state == ScaleStateKind::Args)
     stepOk = tensor::FromElementsOp::create(
         builder, loc, RankedTensorType::get({}, builder.getI1Type()),
         ValueRange{allFinite});
@@ -423,7 +423,7 @@ void StepScaler::updateScaleAndReturn(Value allFinite) {
         builder, loc, scaleType, ValueRange{newScale});
     Value newCountTensor = tensor::FromElementsOp::create(
         builder, loc, counterType, ValueRange{newCount});
-    if (options.state == StateKind::Globals) {
+    if (options.state == ScaleStateKind::Globals) {
       ml_program::GlobalStoreOp::create(builder, loc, scaleGlobal,
                                         newScaleTensor);
       ml_program::GlobalStoreOp::create(builder, loc, counterGlobal,

@@ -10,6 +10,7 @@
 #define AMP_LIB_TRANSFORMS_SCALETRAININGSTEP_H
 
 #include "amp/Dialect/Amp/AmpOps.h"
+#include "amp/Support/OptionEnums.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
@@ -18,9 +19,6 @@
 #include <string>
 
 namespace mlir::amp {
-
-enum class ScalingMode { Dynamic, Static, None };
-enum class StateKind { Args, Globals };
 
 /// The markers of one function, in program order.
 struct StepMarkers {
@@ -32,7 +30,7 @@ struct StepMarkers {
 /// amp-loss-scaling's options, checked.
 struct ScaleOptions {
   ScalingMode mode;
-  StateKind state;
+  ScaleStateKind state;
   double initScale, growthFactor, backoffFactor, minScale, maxScale;
   int64_t growthInterval;
   bool skipOnOverflow;

@@ -1,8 +1,8 @@
 // Wrong options and conflicting list edits fail with a clear message.
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=fp8' 2>&1 | FileCheck %s --check-prefix=MODE
-// MODE: error: amp-auto-mixed-precision: unknown mode 'fp8' (expected f16, bf16 or auto)
+// MODE: amp-opt: for the --mode option: unknown mode 'fp8' (expected f16, bf16 or auto)
 // RUN: not amp-opt %s --amp-auto-mixed-precision='level=everything' 2>&1 | FileCheck %s --check-prefix=LEVEL
-// LEVEL: error: amp-auto-mixed-precision: unknown level 'everything' (expected default, tensor-cores-only or treat-infer-as-deny)
+// LEVEL: amp-opt: for the --level option: unknown level 'everything' (expected default, tensor-cores-only or treat-infer-as-deny)
 // An op added to a list while it is still on another one (TensorFlow's rule).
 // RUN: not amp-opt %s --amp-auto-mixed-precision='allow-add=math.exp' 2>&1 | FileCheck %s --check-prefix=CONFLICT
 // CONFLICT: error: amp-auto-mixed-precision: op 'math.exp' is on more than one list: deny (default) allow (allow-add); remove it from all but one (e.g. deny-remove=math.exp)

@@ -30,8 +30,8 @@
 
 // WHY: emit-iree.mlir:41:8: remark: amp: f32: deny (deny list (emit=iree target=cpu: IREE's llvm-cpu has no fast 16-bit convolution))
 
-// EMIT: error: amp-auto-mixed-precision: unknown emit 'tf' (expected mlir or iree)
-// TARGET: error: amp-auto-mixed-precision: unknown target 'b200' for emit=iree (expected v100, a100, h100 or cpu)
+// EMIT: amp-opt: for the --emit option: unknown emit 'tf' (expected mlir or iree)
+// TARGET: amp-opt: for the --target option: unknown target 'b200' (expected v100, a100, h100 or cpu)
 // NOEMIT: error: amp-auto-mixed-precision: target and cpu-features choose the type of mode=auto (and target what emit=iree keeps f32); mode is 'bf16'
 
 func.func @net(%x: tensor<1x4x8x8xf32>, %f: tensor<4x4x3x3xf32>, %w: tensor<4x16xf32>, %y: tensor<36x4xf32>) -> (tensor<1x4x6x6xf32>, tensor<36x16xf32>, tensor<36x4xf32>) {

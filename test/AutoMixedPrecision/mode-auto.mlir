@@ -49,7 +49,7 @@
 
 // Bad options: one line each, before any IR is touched.
 // RUN: not amp-opt %s --amp='mode=auto target=tpu' 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
-// BAD-TARGET: error: amp-auto-mixed-precision: unknown target 'tpu' for mode=auto (expected v100, a100, h100 or cpu)
+// BAD-TARGET: amp-opt: for the --target option: unknown target 'tpu' (expected v100, a100, h100 or cpu)
 // BAD-TARGET-NOT: func.func
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=bf16 cpu-features=f16c' 2>&1 | FileCheck %s --check-prefix=NOT-AUTO
 // NOT-AUTO: error: amp-auto-mixed-precision: target and cpu-features choose the type of mode=auto (and target what emit=iree keeps f32); mode is 'bf16'

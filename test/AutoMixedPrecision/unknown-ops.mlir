@@ -34,14 +34,14 @@
 // Bad option values: one line each, in the pass and in the pipeline.
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=xx' 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not amp-opt %s --amp='mode=auto target=tpu' 2>&1 | FileCheck %s --check-prefix=AUTO
-// MODE: error: amp-auto-mixed-precision: unknown mode 'xx' (expected f16, bf16 or auto)
+// MODE: amp-opt: for the --mode option: unknown mode 'xx' (expected f16, bf16 or auto)
 // MODE-NOT: see current operation
 // MODE-NOT: func.func
-// AUTO: error: amp-auto-mixed-precision: unknown target 'tpu' for mode=auto (expected v100, a100, h100 or cpu)
+// AUTO: amp-opt: for the --target option: unknown target 'tpu' (expected v100, a100, h100 or cpu)
 // AUTO-NOT: see current operation
 // AUTO-NOT: func.func
 // RUN: not amp-opt %s --amp-loss-scaling='mode=xx' 2>&1 | FileCheck %s --check-prefix=LS
-// LS: error: amp-loss-scaling: unknown mode 'xx' (expected dynamic, static or none)
+// LS: amp-opt: for the --mode option: unknown mode 'xx' (expected dynamic, static or none)
 // LS-NOT: see current operation
 // RUN: not amp-opt %s --amp-pad-for-tensor-cores='multiple=0' 2>&1 | FileCheck %s --check-prefix=PAD
 // PAD: error: amp-pad-for-tensor-cores: multiple and int8-multiple must be >= 1 (got multiple=0, int8-multiple=16)

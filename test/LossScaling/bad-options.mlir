@@ -1,8 +1,8 @@
 // Invalid options fail with a message that names the valid values.
 // RUN: not amp-opt %s --amp-loss-scaling='mode=adaptive' 2>&1 | FileCheck %s --check-prefix=MODE
-// MODE: error: amp-loss-scaling: unknown mode 'adaptive' (expected dynamic, static or none)
+// MODE: amp-opt: for the --mode option: unknown mode 'adaptive' (expected dynamic, static or none)
 // RUN: not amp-opt %s --amp-loss-scaling='state=memory' 2>&1 | FileCheck %s --check-prefix=STATE
-// STATE: error: amp-loss-scaling: unknown state 'memory' (expected args or globals)
+// STATE: amp-opt: for the --state option: unknown state 'memory' (expected args or globals)
 // RUN: not amp-opt %s --amp-loss-scaling='init-scale=0' 2>&1 | FileCheck %s --check-prefix=INIT
 // INIT: error: amp-loss-scaling: init-scale must be a finite f32 > 0 (got 0)
 // RUN: not amp-opt %s --amp-loss-scaling='init-scale=-8' 2>&1 | FileCheck %s --check-prefix=INIT-NEG
@@ -28,9 +28,9 @@
 // UNKNOWN: no such option scale
 // The --amp pipeline passes its loss-scaling options through.
 // RUN: not amp-opt %s --amp='loss-scaling=always' 2>&1 | FileCheck %s --check-prefix=PIPELINE
-// PIPELINE: error: amp-loss-scaling: unknown mode 'always' (expected dynamic, static or none)
+// PIPELINE: amp-opt: for the --loss-scaling option: unknown loss-scaling 'always' (expected dynamic, static, none or auto)
 // RUN: not amp-opt %s --amp='state=disk' 2>&1 | FileCheck %s --check-prefix=PIPELINE-STATE
-// PIPELINE-STATE: error: amp-loss-scaling: unknown state 'disk' (expected args or globals)
+// PIPELINE-STATE: amp-opt: for the --state option: unknown state 'disk' (expected args or globals)
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>

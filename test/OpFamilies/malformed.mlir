@@ -6,7 +6,7 @@
 // RUN: not amp-opt %s --split-input-file --amp-auto-mixed-precision 2>/dev/null | FileCheck %s --check-prefix=VALID
 // A bad option value is an error too.
 // RUN: not amp-opt %s --split-input-file --amp-auto-mixed-precision=mode=fp8 2>&1 | FileCheck %s --check-prefix=MODE
-// MODE: error: amp-auto-mixed-precision: unknown mode 'fp8' (expected f16, bf16 or auto)
+// MODE: amp-opt: for the --mode option: unknown mode 'fp8' (expected f16, bf16 or auto)
 
 // CHECK: malformed.mlir:[[@LINE+2]]:18: error: use of undeclared SSA value name
 func.func @undefined(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {

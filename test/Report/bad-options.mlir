@@ -8,12 +8,12 @@
 // RUN: not amp-opt %s --amp-report-write='summary=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSNAP
 // RUN: not amp-opt %s --amp='report=%t.json bogus=1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// TARGET: error: amp-report-write: unknown target 'b200' (expected v100, a100 or h100)
-// TARGET2: error: amp-report-write: unknown target 'tpu' (expected v100, a100 or h100)
+// TARGET: amp-opt: for the --target option: unknown target 'b200' (expected v100, a100, h100 or cpu)
+// TARGET2: amp-opt: for the --target option: unknown target 'tpu' (expected v100, a100, h100 or cpu)
 // UNWRITABLE: error: amp-report-write: cannot write the report to '{{.*}}missing/dir/report.json': {{.*}}
 // DOT: error: amp-report-write: cannot write the DOT graph to '{{.*}}missing/dir/graph.dot': {{.*}}
 // FUNC: error: amp-report-write: dot-func: no function named 'nope'
-// STAGE: error: amp-report-snapshot: unknown stage 'middle' (expected input or rewritten)
+// STAGE: amp-opt: for the --stage option: unknown stage 'middle' (expected input or rewritten)
 // NOSNAP: error: amp-report-write: no snapshot of the input; run amp-report-snapshot{stage=input} before amp-auto-mixed-precision
 // UNKNOWN: no such option bogus
 

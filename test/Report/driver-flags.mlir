@@ -17,7 +17,7 @@
 // BF16-DAG: functions.mm.casts.inserted.bytes = 128
 // NOAMP: --amp-report, --amp-summary, --amp-dot, --amp-dot-func and --amp-target are options of the amp pipeline: add --amp (or --amp-explain)
 // NOVALUE: --amp-report needs a value: --amp-report=<file>
-// TARGET: error: amp-report-write: unknown target 'b200'
+// TARGET: amp-opt: for the --target option: unknown target 'b200' (expected v100, a100, h100 or cpu)
 
 func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>

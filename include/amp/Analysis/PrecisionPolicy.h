@@ -11,6 +11,7 @@
 #define AMP_ANALYSIS_PRECISIONPOLICY_H
 
 #include "amp/Interfaces/PrecisionClass.h"
+#include "amp/Support/OptionEnums.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Support/LLVM.h"
@@ -27,11 +28,6 @@ namespace mlir::amp {
 /// The low-precision floating-point type the rewrite targets.
 enum class AmpMode { F16, BF16 };
 
-/// How far the rewrite goes beyond the allow list.
-enum class AmpLevel { Default, TensorCoresOnly, TreatInferAsDeny };
-
-std::optional<AmpMode> parseAmpMode(StringRef name);
-std::optional<AmpLevel> parseAmpLevel(StringRef name);
 
 /// Body patterns of linalg ops with an explicit region (linalg.generic,
 /// linalg.map, linalg.reduce) and of named linalg ops that no list names.

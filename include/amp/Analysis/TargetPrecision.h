@@ -26,15 +26,11 @@ struct AutoPrecision {
   std::string reason;
 };
 
-/// What `mode=auto` picks for `target`: v100, a100, h100 (the GPU presets)
-/// or cpu. For cpu, `cpuFeatures` names LLVM's x86 features (e.g.
-/// "avx512bf16", "f16c"); empty means the host's. Returns nothing for an
-/// unknown target.
-std::optional<AutoPrecision>
-chooseAutoPrecision(StringRef target, ArrayRef<std::string> cpuFeatures);
-
-/// "v100, a100, h100 or cpu", for error messages.
-std::string listPrecisionTargets();
+/// What `mode=auto` picks for `target`: a GPU preset or the CPU. For the
+/// CPU, `cpuFeatures` names LLVM's x86 features (e.g. "avx512bf16", "f16c");
+/// empty means the host's.
+AutoPrecision chooseAutoPrecision(TargetOption target,
+                                  ArrayRef<std::string> cpuFeatures);
 
 } // namespace mlir::amp
 

@@ -11,6 +11,7 @@
 #ifndef AMP_PIPELINES_PIPELINES_H
 #define AMP_PIPELINES_PIPELINES_H
 
+#include "amp/Support/OptionEnums.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -20,22 +21,22 @@ namespace mlir::amp {
 
 /// Options of the default AMP pipeline (`--amp`).
 struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
-  PassOptions::Option<std::string> mode{
+  PassOptions::Option<AmpModeOption> mode{
       *this, "mode",
       llvm::cl::desc("f16, bf16, or auto: what pays on `target` (the host "
                      "CPU unless target is given)"),
-      llvm::cl::init("f16")};
+      llvm::cl::init(AmpModeOption::F16)};
   PassOptions::ListOption<std::string> cpuFeatures{
       *this, "cpu-features",
       llvm::cl::desc("With mode=auto target=cpu: LLVM x86 feature names to "
                      "decide from instead of the host's (e.g. "
                      "avx512bf16,f16c)")};
-  PassOptions::Option<std::string> emit{
+  PassOptions::Option<EmitOption> emit{
       *this, "emit",
       llvm::cl::desc("Who compiles the output: mlir, or iree (weights "
                      "taken rounded from the caller; on target=cpu, "
                      "convolutions kept f32)"),
-      llvm::cl::init("mlir")};
+      llvm::cl::init(EmitOption::Mlir)};
   PassOptions::Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Policy file (JSON or YAML)"),
       llvm::cl::init("")};
@@ -50,20 +51,20 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<bool> stats{
       *this, "stats", llvm::cl::desc("Print each pass's statistics to stderr"),
       llvm::cl::init(false)};
-  PassOptions::Option<std::string> lossScaling{
+  PassOptions::Option<LossScalingOption> lossScaling{
       *this, "loss-scaling",
       llvm::cl::desc("Loss scaling of training steps (functions with an "
                      "amp.grad_seed): dynamic, static, none or auto "
                      "(dynamic for f16, none for bf16)"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(LossScalingOption::Auto)};
   PassOptions::Option<double> initScale{
       *this, "init-scale",
       llvm::cl::desc("Initial (dynamic) or constant (static) loss scale"),
       llvm::cl::init(65536.0)};
-  PassOptions::Option<std::string> lossScaleState{
+  PassOptions::Option<ScaleStateKind> lossScaleState{
       *this, "state",
       llvm::cl::desc("Where the loss-scale state lives: args or globals"),
-      llvm::cl::init("args")};
+      llvm::cl::init(ScaleStateKind::Args)};
   // What the rewrite did (docs/reports.md): any of report, summary, dot
   // turns on amp-report-snapshot and amp-report-write around the rewrite.
   PassOptions::Option<std::string> report{
@@ -73,13 +74,13 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<bool> summary{
       *this, "summary", llvm::cl::desc("Print the report as a table to stderr"),
       llvm::cl::init(false)};
-  PassOptions::Option<std::string> target{
+  PassOptions::Option<TargetOption> target{
       *this, "target",
       llvm::cl::desc("v100, a100, h100 or cpu: what mode=auto picks the "
                      "type for (default there: cpu, the host), and the GPU "
                      "preset of the report's step-time estimate (default "
                      "h100; cpu has none)"),
-      llvm::cl::init("h100")};
+      llvm::cl::init(TargetOption::H100)};
   PassOptions::Option<std::string> dot{
       *this, "dot",
       llvm::cl::desc("Write the mixed-precision dataflow graph as Graphviz "

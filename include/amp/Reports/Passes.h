@@ -3,6 +3,7 @@
 #ifndef AMP_REPORTS_PASSES_H
 #define AMP_REPORTS_PASSES_H
 
+#include "amp/Support/OptionEnums.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

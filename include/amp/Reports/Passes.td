@@ -33,7 +33,8 @@ def ReportSnapshotPass : Pass<"amp-report-snapshot", "::mlir::ModuleOp"> {
     The IR is otherwise unchanged.
   }];
   let options = [
-    Option<"stage", "stage", "std::string", /*default=*/"\"input\"",
+    Option<"stage", "stage", "::mlir::amp::SnapshotStage",
+           /*default=*/"::mlir::amp::SnapshotStage::Input",
            "input (before amp-auto-mixed-precision) or rewritten (right "
            "after it)">,
   ];
@@ -62,7 +63,8 @@ def ReportWritePass : Pass<"amp-report-write", "::mlir::ModuleOp"> {
            "Write the JSON report to this file ('-' for stdout)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Print the report as a table to stderr">,
-    Option<"target", "target", "std::string", /*default=*/"\"h100\"",
+    Option<"target", "target", "::mlir::amp::TargetOption",
+           /*default=*/"::mlir::amp::TargetOption::H100",
            "GPU preset of the step-time estimate: v100, a100 or h100">,
     Option<"dotFile", "dot", "std::string", /*default=*/"\"\"",
            "Write the dataflow graph as Graphviz DOT to this file">,

@@ -3,6 +3,7 @@
 #ifndef AMP_TRANSFORMS_PASSES_H
 #define AMP_TRANSFORMS_PASSES_H
 
+#include "amp/Support/OptionEnums.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"

@@ -45,19 +45,23 @@ def AutoMixedPrecisionPass
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"f16\"",
+    Option<"mode", "mode", "::mlir::amp::AmpModeOption",
+           /*default=*/"::mlir::amp::AmpModeOption::F16",
            "Low-precision type: f16, bf16, or auto (what pays on `target`)">,
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+    Option<"target", "target", "::mlir::amp::TargetOption",
+           /*default=*/"::mlir::amp::TargetOption::Cpu",
            "With mode=auto or emit=iree: v100, a100, h100 or cpu (the host "
            "CPU, or the one cpu-features describes)">,
-    Option<"emit", "emit", "std::string", /*default=*/"\"mlir\"",
+    Option<"emit", "emit", "::mlir::amp::EmitOption",
+           /*default=*/"::mlir::amp::EmitOption::Mlir",
            "Who compiles the output: mlir (any pipeline) or iree (on "
            "target=cpu, convolutions stay f32: IREE's llvm-cpu has no fast "
            "16-bit convolution)">,
     ListOption<"cpuFeatures", "cpu-features", "std::string",
                "With mode=auto target=cpu: LLVM x86 feature names to decide "
                "from instead of the host's (e.g. avx512bf16,f16c)">,
-    Option<"level", "level", "std::string", /*default=*/"\"default\"",
+    Option<"level", "level", "::mlir::amp::AmpLevel",
+           /*default=*/"::mlir::amp::AmpLevel::Default",
            "How far to go: default, tensor-cores-only (only allow ops run "
            "low) or treat-infer-as-deny">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
@@ -246,7 +250,8 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"
   ];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+    Option<"mode", "mode", "::mlir::amp::ScalingMode",
+           /*default=*/"::mlir::amp::ScalingMode::Dynamic",
            "dynamic (GradScaler's update rule), static (a constant scale) "
            "or none (the markers become identities)">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
@@ -266,7 +271,8 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
     Option<"skipOnOverflow", "skip-on-overflow", "bool", /*default=*/"true",
            "Keep the old state (weights, optimizer buffers) when a gradient "
            "is inf or NaN">,
-    Option<"state", "state", "std::string", /*default=*/"\"args\"",
+    Option<"state", "state", "::mlir::amp::ScaleStateKind",
+           /*default=*/"::mlir::amp::ScaleStateKind::Args",
            "Where the scale state lives: args (extra arguments and results) "
            "or globals (ml_program.global)">,
     Option<"printStats", "stats", "bool", /*default=*/"false",
