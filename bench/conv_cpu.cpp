@@ -85,87 +85,17 @@ struct DnnlConv {
   std::string impl;
 
   /// in/out pointers: x, w, y for forward; dy, w, dx for backward data;
-  /// x, dy, dw for backward filter (outputs f32).
+  /// x, dy, dw for backward filter (outputs f32). Returns why there is no
+  /// fast oneDNN convolution, or "".
   std::string init(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q, Dir dir,
                    bool bf16, void *p0, void *p1, float *out) {
-    using dt = dnnl::memory::data_type;
-    using tag = dnnl::memory::format_tag;
-    using dnnl::memory;
-    dt in = bf16 ? dt::bf16 : dt::f32;
-    bool nhwc = d.layout == AMP_RT_NHWC;
-    tag act = nhwc ? tag::nhwc : tag::nchw;
-    tag wt = nhwc ? tag::hwio : tag::oihw;
-    memory::dims xd = {d.N, d.C, d.H, d.W}, wd = {d.K, d.C, d.R, d.S},
-                 yd = {d.N, d.K, P, Q}, strides = {d.stride_h, d.stride_w},
-                 pl = {d.pad_h, d.pad_w};
-    // Right padding as oneDNN wants it: what makes the output P x Q.
-    memory::dims pr = {(P - 1) * d.stride_h + d.R - d.H - d.pad_h,
-                       (Q - 1) * d.stride_w + d.S - d.W - d.pad_w};
-    auto algo = dnnl::algorithm::convolution_direct;
-    // Operand i: user (plain) desc, pointer, oneDNN argument.
-    memory::desc user[3];
-    void *ptr[3] = {p0, p1, out};
-    int arg[3];
-    memory::desc inner[3];
+    Operands ops;
     try {
-      memory::desc xIn(xd, in, tag::any), wIn(wd, in, tag::any),
-          yIn(yd, in, tag::any);
-      memory::desc xOut(xd, dt::f32, tag::any), wOut(wd, dt::f32, tag::any),
-          yOut(yd, dt::f32, tag::any);
-      memory::desc xU(xd, in, act), wU(wd, in, wt), yU(yd, in, act);
-      auto fwdDesc = [&](const memory::desc &y) {
-        return dnnl::convolution_forward::desc(
-            dnnl::prop_kind::forward_training, algo, xIn, wIn, y, strides, pl,
-            pr);
-      };
-      if (dir == Fwd) {
-        dnnl::convolution_forward::primitive_desc pd(fwdDesc(yOut), eng);
-        impl = pd.impl_info_str();
-        prim = dnnl::convolution_forward(pd);
-        user[0] = xU, user[1] = wU, user[2] = memory::desc(yd, dt::f32, act);
-        inner[0] = pd.src_desc(), inner[1] = pd.weights_desc(),
-        inner[2] = pd.dst_desc();
-        arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_WEIGHTS, arg[2] = DNNL_ARG_DST;
-      } else {
-        dnnl::convolution_forward::primitive_desc hint(fwdDesc(yIn), eng);
-        if (dir == BwdData) {
-          dnnl::convolution_backward_data::primitive_desc pd(
-              dnnl::convolution_backward_data::desc(algo, xOut, wIn, yIn,
-                                                    strides, pl, pr),
-              eng, hint);
-          impl = pd.impl_info_str();
-          prim = dnnl::convolution_backward_data(pd);
-          user[0] = yU, user[1] = wU, user[2] = memory::desc(xd, dt::f32, act);
-          inner[0] = pd.diff_dst_desc(), inner[1] = pd.weights_desc(),
-          inner[2] = pd.diff_src_desc();
-          arg[0] = DNNL_ARG_DIFF_DST, arg[1] = DNNL_ARG_WEIGHTS,
-          arg[2] = DNNL_ARG_DIFF_SRC;
-        } else {
-          dnnl::convolution_backward_weights::primitive_desc pd(
-              dnnl::convolution_backward_weights::desc(algo, xIn, wOut, yIn,
-                                                       strides, pl, pr),
-              eng, hint);
-          impl = pd.impl_info_str();
-          prim = dnnl::convolution_backward_weights(pd);
-          user[0] = xU, user[1] = yU, user[2] = memory::desc(wd, dt::f32, wt);
-          inner[0] = pd.src_desc(), inner[1] = pd.diff_dst_desc(),
-          inner[2] = pd.diff_weights_desc();
-          arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_DIFF_DST,
-          arg[2] = DNNL_ARG_DIFF_WEIGHTS;
-        }
-      }
+      createPrimitive(d, P, Q, dir, bf16, ops);
       if (impl.rfind("ref", 0) == 0)
         return "only oneDNN's reference convolution (" + impl + ")";
-      for (int i = 0; i < 3; ++i) {
-        memory u(user[i], eng, ptr[i]);
-        memory m = inner[i] == user[i] ? u : memory(inner[i], eng);
-        if (i < 2 && m != u)
-          dnnl::reorder(u, m).execute(strm, u, m);
-        args[arg[i]] = m;
-        if (i == 2)
-          outInner = m, outUser = u;
-      }
-      strm.wait();
+      void *ptr[3] = {p0, p1, out};
+      bindOperands(ops, ptr);
     } catch (const dnnl::error &e) {
       return std::string("no oneDNN convolution for this type on this CPU (") +
              e.what() + ")";
@@ -182,6 +112,96 @@ struct DnnlConv {
       dnnl::reorder(outInner, outUser).execute(strm, outInner, outUser);
       strm.wait();
     }
+  }
+
+private:
+  /// Operand i (0, 1: the inputs, 2: the output): the caller's plain
+  /// layout, the primitive's, and its oneDNN argument.
+  struct Operands {
+    dnnl::memory::desc user[3], inner[3];
+    int arg[3];
+  };
+
+  /// The primitive of `dir` with every operand in the layout it prefers;
+  /// throws dnnl::error where oneDNN has none.
+  void createPrimitive(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q,
+                       Dir dir, bool bf16, Operands &ops) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    using dnnl::memory;
+    dt in = bf16 ? dt::bf16 : dt::f32;
+    bool nhwc = d.layout == AMP_RT_NHWC;
+    tag act = nhwc ? tag::nhwc : tag::nchw;
+    tag wt = nhwc ? tag::hwio : tag::oihw;
+    memory::dims xd = {d.N, d.C, d.H, d.W}, wd = {d.K, d.C, d.R, d.S},
+                 yd = {d.N, d.K, P, Q}, strides = {d.stride_h, d.stride_w},
+                 pl = {d.pad_h, d.pad_w};
+    // Right padding as oneDNN wants it: what makes the output P x Q.
+    memory::dims pr = {(P - 1) * d.stride_h + d.R - d.H - d.pad_h,
+                       (Q - 1) * d.stride_w + d.S - d.W - d.pad_w};
+    auto algo = dnnl::algorithm::convolution_direct;
+    memory::desc xIn(xd, in, tag::any), wIn(wd, in, tag::any),
+        yIn(yd, in, tag::any);
+    memory::desc xOut(xd, dt::f32, tag::any), wOut(wd, dt::f32, tag::any);
+    memory::desc xU(xd, in, act), wU(wd, in, wt), yU(yd, in, act);
+    auto fwdDesc = [&](const memory::desc &y) {
+      return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                             algo, xIn, wIn, y, strides, pl,
+                                             pr);
+    };
+    auto set = [&](const memory::desc(&user)[3], const memory::desc(&inner)[3],
+                   const int(&arg)[3]) {
+      for (int i = 0; i < 3; ++i)
+        ops.user[i] = user[i], ops.inner[i] = inner[i], ops.arg[i] = arg[i];
+    };
+    if (dir == Fwd) {
+      dnnl::convolution_forward::primitive_desc pd(
+          fwdDesc(memory::desc(yd, dt::f32, tag::any)), eng);
+      impl = pd.impl_info_str();
+      prim = dnnl::convolution_forward(pd);
+      set({xU, wU, memory::desc(yd, dt::f32, act)},
+          {pd.src_desc(), pd.weights_desc(), pd.dst_desc()},
+          {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST});
+      return;
+    }
+    dnnl::convolution_forward::primitive_desc hint(fwdDesc(yIn), eng);
+    if (dir == BwdData) {
+      dnnl::convolution_backward_data::primitive_desc pd(
+          dnnl::convolution_backward_data::desc(algo, xOut, wIn, yIn, strides,
+                                                pl, pr),
+          eng, hint);
+      impl = pd.impl_info_str();
+      prim = dnnl::convolution_backward_data(pd);
+      set({yU, wU, memory::desc(xd, dt::f32, act)},
+          {pd.diff_dst_desc(), pd.weights_desc(), pd.diff_src_desc()},
+          {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC});
+      return;
+    }
+    dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(algo, xIn, wOut, yIn, strides,
+                                                 pl, pr),
+        eng, hint);
+    impl = pd.impl_info_str();
+    prim = dnnl::convolution_backward_weights(pd);
+    set({xU, yU, memory::desc(wd, dt::f32, wt)},
+        {pd.src_desc(), pd.diff_dst_desc(), pd.diff_weights_desc()},
+        {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS});
+  }
+
+  /// The primitive's arguments: the plain inputs reordered into its layouts
+  /// once, here; the output's inner and plain memory kept for check().
+  void bindOperands(const Operands &ops, void *const (&ptr)[3]) {
+    for (int i = 0; i < 3; ++i) {
+      dnnl::memory u(ops.user[i], eng, ptr[i]);
+      dnnl::memory m =
+          ops.inner[i] == ops.user[i] ? u : dnnl::memory(ops.inner[i], eng);
+      if (i < 2 && m != u)
+        dnnl::reorder(u, m).execute(strm, u, m);
+      args[ops.arg[i]] = m;
+      if (i == 2)
+        outInner = m, outUser = u;
+    }
+    strm.wait();
   }
 };
 

@@ -292,62 +292,67 @@ int compareBackends(const Signature &sig, std::vector<Buffer> &args,
   return worst;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: %s SIGNATURE [--steps=N] [--warmup=N] [--seed=S]\n",
-                 argv[0]);
-    return 2;
-  }
+/// The command line.
+struct Options {
+  const char *signature = nullptr;
   int steps = 20, warmup = 3;
   unsigned seed = 0;
   std::string compare;
+};
+
+/// Returns false (after a message) on a usage error.
+bool parseArgs(int argc, char **argv, Options &o) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: %s SIGNATURE [--steps=N] [--warmup=N] [--seed=S] "
+                 "[--compare=A,B]\n",
+                 argv[0]);
+    return false;
+  }
+  o.signature = argv[1];
   for (int i = 2; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--steps=", 8))
-      steps = std::atoi(argv[i] + 8);
+      o.steps = std::atoi(argv[i] + 8);
     else if (!std::strncmp(argv[i], "--warmup=", 9))
-      warmup = std::atoi(argv[i] + 9);
+      o.warmup = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--seed=", 7))
-      seed = unsigned(std::atoi(argv[i] + 7));
+      o.seed = unsigned(std::atoi(argv[i] + 7));
     else if (!std::strncmp(argv[i], "--compare=", 10))
-      compare = argv[i] + 10;
+      o.compare = argv[i] + 10;
     else {
       std::fprintf(stderr, "step-aot: unknown option %s\n", argv[i]);
-      return 2;
+      return false;
     }
   }
-#ifdef __GLIBC__
-  // As amp-run does: keep the step's large buffers in the heap between
-  // steps instead of mapping and zeroing them afresh on every call.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-#endif
-  Signature sig;
-  if (!readSignature(argv[1], sig))
-    return 1;
+  return true;
+}
 
+/// The step's arguments, random, with every param_copy
+/// (amp-carry-rounded-params) the rounding of its param. `ours` gets their
+/// buffers.
+bool makeArguments(const Signature &sig, unsigned seed,
+                   std::vector<Buffer> &args, std::set<char *> &ours) {
   std::mt19937 rng(seed);
-  std::vector<Buffer> args;
-  std::set<char *> ours;
   for (const Value &v : sig.args) {
     args.emplace_back(v);
     initialize(args.back(), rng);
     ours.insert(args.back().data);
   }
-  // A param_copy (amp-carry-rounded-params) is the rounding of its param.
   for (Buffer &b : args)
     if (b.spec.role == "param_copy" &&
         amp_rt_convert(b.spec.elem == "bf16" ? AMP_RT_BF16 : AMP_RT_F16, b.data,
                        AMP_RT_F32, args[size_t(b.spec.target)].data,
                        b.spec.numElements()) != AMP_RT_SUCCESS) {
       std::fprintf(stderr, "step-aot: cannot round the param copies\n");
-      return 1;
+      return false;
     }
-  if (!compare.empty())
-    return compareBackends(sig, args, ours, compare);
+  return true;
+}
 
+/// Trains `warmup + steps` steps on the same batch, each step's new state
+/// copied over its arguments, and prints the loss and the step times.
+int timeSteps(const Signature &sig, std::vector<Buffer> &args,
+              const std::set<char *> &ours, const Options &o) {
   StepCall step(sig, args, ours);
   int lossIndex = -1;
   for (size_t i = 0; i < sig.results.size(); ++i)
@@ -357,10 +362,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "step-aot: the signature has no loss result\n");
     return 1;
   }
-
   std::vector<double> ms;
   float firstLoss = 0, lastLoss = 0;
-  for (int s = 0; s < warmup + steps; ++s) {
+  for (int s = 0; s < o.warmup + o.steps; ++s) {
     auto start = std::chrono::steady_clock::now();
     step.call();
     double t = std::chrono::duration<double, std::milli>(
@@ -381,17 +385,16 @@ int main(int argc, char **argv) {
                     size_t(v.numElements() * v.elemBytes()));
     }
     step.freeResults();
-    if (s >= warmup)
+    if (s >= o.warmup)
       ms.push_back(t);
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-  double best = sorted.empty() ? 0 : sorted.front();
+  std::sort(ms.begin(), ms.end());
+  double median = ms.empty() ? 0 : ms[ms.size() / 2];
+  double best = ms.empty() ? 0 : ms.front();
   std::printf("loss %.6g -> %.6g after %d steps; step median %.3f ms, min "
               "%.3f ms (%d timed after %d warm-up)\n",
-              double(firstLoss), double(lastLoss), warmup + steps, median, best,
-              steps, warmup);
+              double(firstLoss), double(lastLoss), o.warmup + o.steps, median,
+              best, o.steps, o.warmup);
   // Training on one batch, the loss falls unless the learning rate is at
   // the edge of stability (the CNN's, where backends that agree to 1e-6 on
   // one step, --compare, drift apart over 20): a note, not a failure.
@@ -402,4 +405,28 @@ int main(int argc, char **argv) {
   if (!(lastLoss < firstLoss))
     std::printf("note: the loss did not fall\n");
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (!parseArgs(argc, argv, options))
+    return 2;
+#ifdef __GLIBC__
+  // As amp-run does: keep the step's large buffers in the heap between
+  // steps instead of mapping and zeroing them afresh on every call.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
+  Signature sig;
+  if (!readSignature(options.signature, sig))
+    return 1;
+  std::vector<Buffer> args;
+  std::set<char *> ours;
+  if (!makeArguments(sig, options.seed, args, ours))
+    return 1;
+  if (!options.compare.empty())
+    return compareBackends(sig, args, ours, options.compare);
+  return timeSteps(sig, args, ours, options);
 }
