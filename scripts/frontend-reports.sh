@@ -3,7 +3,8 @@
 # scripts/torch-to-amp.py, rewritten by `amp-opt --amp` (f16, bf16, and two
 # with a policy file), each checked against PyTorch where the doc says so.
 # Writes <model>.amp.txt, .report.json, .check.json and .export.json into
-# OUT (default build/frontends). Needs the venv of scripts/setup-torch.sh
+# OUT (default build/frontends), and the doc's result tables
+# (scripts/frontend-table.py) into OUT/tables.md. Needs the venv of scripts/setup-torch.sh
 # (PYTHON, default ~/.venvs/amp-torch/bin/python) and a built amp-opt.
 # About 22 minutes on 2 cores.
 #
@@ -38,4 +39,5 @@ export_model efficientnet_b0 -sigmoid --check \
   --amp-options='stats=true policy=examples/policies/sigmoid-exp.yaml'
 export_model gpt -gelu --check \
   --amp-options='stats=true policy=examples/policies/gelu-tanh.yaml'
-echo "frontend-reports: wrote $out"
+python3 "$root/scripts/frontend-table.py" "$out" > "$out/tables.md"
+echo "frontend-reports: wrote $out (the tables of docs/frontends.md: $out/tables.md)"
