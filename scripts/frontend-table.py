@@ -84,6 +84,45 @@ def row(directory, model, label, suffix, mode):
             f"{step(r['est. step time f32 -> amp'])} ({speed}) |")
 
 
+CHECKS = [("resnet18", "resnet18", ""), ("mobilenet_v2", "mobilenet_v2", ""),
+          ("efficientnet_b0", "efficientnet_b0", ""),
+          ("efficientnet_b0", "efficientnet_b0, `sigmoid-exp.yaml`",
+           "-sigmoid"),
+          ("transformer", "transformer", ""), ("gpt", "gpt", ""),
+          ("gpt", "gpt, `gelu-tanh.yaml`", "-gelu"),
+          ("transformer", "transformer, bf16", "-bf16")]
+
+
+def accuracy_rows(directory):
+    """The accuracy table: --check's comparisons against PyTorch f32, and
+    PyTorch's autocast (same 16-bit type) next to amp-opt's."""
+    print("| model (batch 8) | MLIR f32 vs PyTorch: rel_l2 | AMP vs PyTorch: "
+          "rel_l2 | max_rel | top-1 | autocast vs PyTorch: rel_l2 | casts "
+          "AMP / autocast (MB) |")
+    print("|---|---|---|---|---|---|---|")
+    for model, label, suffix in CHECKS:
+        path = os.path.join(directory, f"{model}-b8{suffix}.check.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            c = json.load(f)
+        f32, amp = c["mlir_f32_vs_pytorch"], c["amp_vs_pytorch"]
+        auto = c.get("autocast_vs_pytorch")
+        casts = ""
+        if "amp_casts" in c and "autocast_casts" in c:
+            casts = (f"{c['amp_casts']['count']} "
+                     f"({c['amp_casts']['bytes'] / 1e6:.1f}) / "
+                     f"{c['autocast_casts']['count']} "
+                     f"({c['autocast_casts']['bytes'] / 1e6:.1f})")
+        print(f"| {label} | {f32['rel_l2_err']:.1e} | {amp['rel_l2_err']:.1e} "
+              f"| {amp['max_abs_err_over_max_abs_ref']:.1e} | "
+              f"{amp['top1_agreement'] * 100:.1f}% | "
+              f"{auto['rel_l2_err']:.1e} | {casts} |" if auto else
+              f"| {label} | {f32['rel_l2_err']:.1e} | {amp['rel_l2_err']:.1e} "
+              f"| {amp['max_abs_err_over_max_abs_ref']:.1e} | "
+              f"{amp['top1_agreement'] * 100:.1f}% | | {casts} |")
+
+
 def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else "build/frontends"
     print("| model | weights | ops (allow/infer/clear/deny/unlisted) | "
@@ -106,6 +145,8 @@ def main():
         line = row(directory, entry[0], entry[1], "-bf16", "bf16")
         if line:
             print(line)
+    print()
+    accuracy_rows(directory)
     return 0
 
 
