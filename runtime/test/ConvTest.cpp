@@ -199,25 +199,6 @@ TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
     }
 }
 
-TEST_P(ConvTest, FilterPackedByTheRuntime) {
-  // RSCK filters whose channel counts oneDNN's bf16 blocks divide: on an
-  // AVX512_BF16 CPU libamp_rt packs them itself (FilterPack) instead of
-  // oneDNN's reorder, in the forward (32 output channels x input pairs)
-  // and backward-data (8 x 16 x 2) layouts; the others (odd channels, 48
-  // outputs) keep oneDNN's reorder. Both must give the reference's result.
-  std::mt19937 rng(7);
-  const int64_t shapes[][2] = {{32, 32}, {64, 16}, {96, 64}, {48, 32}, {32, 7}};
-  for (const auto &kc : shapes)
-    for (amp_rt_dtype t : {AMP_RT_BF16, AMP_RT_F16}) {
-      SCOPED_TRACE(testing::Message()
-                   << "K " << kc[0] << " C " << kc[1] << " type " << t);
-      ASSERT_NO_FATAL_FAILURE(
-          runAllDirections(desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 2, 6, 5, kc[1],
-                                kc[0], 3, 3, 1, 1, 1, 1, 1, 1),
-                           t, AMP_RT_F32, 1.0f, 0.0f, rng));
-    }
-}
-
 TEST_P(ConvTest, LargeEnoughToBeChunked) {
   // More im2col rows than one cpu chunk holds (4M floats / (C*R*S)).
   std::mt19937 rng(3);

@@ -312,12 +312,6 @@ ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
     plan.toInner[i] = dnnl::reorder(rpd);
     plan.scratchpadBytes =
         std::max(plan.scratchpadBytes, rpd.scratchpad_desc().get_size());
-    plan.pack[i] = FilterPack::match(plan.user[i], plan.inner[i]);
-    if (plan.pack[i] && st.verbose)
-      std::fprintf(stderr,
-                   "amp_rt: convolution filter packed by libamp_rt "
-                   "(%s), not reordered by oneDNN\n",
-                   plan.pack[i].describe().c_str());
   }
   plan.outDirect = direct; // a plain request is honoured: inner == user
   if (!direct) {
@@ -373,12 +367,9 @@ amp_rt_status DnnlKernels::conv(ConvDirection dir, const ConvProblem &p,
       if (!plan.reorderIn[i])
         continue;
       operand[i] = st.staged(st.staging[i], plan.inner[i]);
-      if (plan.pack[i])
-        plan.pack[i].run(inputs[i], operand[i].get_data_handle());
-      else
-        plan.toInner[i].execute(st.stream, {{DNNL_ARG_FROM, user},
-                                            {DNNL_ARG_TO, operand[i]},
-                                            {DNNL_ARG_SCRATCHPAD, pad}});
+      plan.toInner[i].execute(st.stream, {{DNNL_ARG_FROM, user},
+                                          {DNNL_ARG_TO, operand[i]},
+                                          {DNNL_ARG_SCRATCHPAD, pad}});
     }
     memory result(plan.user[2], st.engine, out);
     operand[2] =

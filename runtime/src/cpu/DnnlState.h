@@ -11,7 +11,6 @@
 
 #include "CpuCommon.h"
 #include "Dnnl.h"
-#include "FilterPack.h"
 
 #include <dnnl.hpp>
 
@@ -92,8 +91,6 @@ struct ConvPlan {
   dnnl::memory::desc user[3], inner[3];
   bool reorderIn[2] = {false, false};
   dnnl::reorder toInner[2];
-  /// Where set, packs input i (a 16-bit filter) instead of toInner[i].
-  FilterPack pack[2];
   /// The primitive writes the caller's output with alpha and beta fused;
   /// otherwise it writes f32 `inner[2]` and `toUser` applies them.
   bool outDirect = true;
