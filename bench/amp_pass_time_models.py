@@ -12,6 +12,12 @@ COPIES independent functions, and the times are reported per copy.
 
     bench/amp_pass_time_models.sh [--models=resnet18,vgg16:train,...]
         [--copies=10] [--repeat=7] [--keep=DIR] [--baseline=OTHER_AMP_OPT]
+        [--instructions]
+
+--instructions counts the instructions inside PassManager::run with
+valgrind's callgrind instead (one run each, one thread): deterministic,
+where the timed ratio of a module of a few hundred ops moves by +-20%
+between runs on a shared machine.
 
 A model name is any of `torch-to-amp.py --list`; `:train` exports its
 training step (forward + backward, --train). Needs torch (the venv of
@@ -115,6 +121,23 @@ def pass_seconds(cmd):
     return total
 
 
+def instructions(cmd):
+    """Instructions executed inside PassManager::run (every pass and the
+    verification after it; not parsing or printing), one thread, by
+    callgrind: deterministic, where the timed ratio of a small module moves
+    by +-20% between runs."""
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         "--toggle-collect=mlir::PassManager::run*"] + cmd +
+        ["--mlir-disable-threading", "-o", os.devnull],
+        capture_output=True, text=True)
+    m = re.search(r"I\s+refs:\s+([0-9,]+)", proc.stderr)
+    if proc.returncode != 0 or not m:
+        raise RuntimeError(f"{' '.join(cmd)} under callgrind: "
+                           + (proc.stderr.strip().splitlines() or ["?"])[-1])
+    return int(m.group(1).replace(",", ""))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--models", default=DEFAULT_MODELS)
@@ -123,6 +146,9 @@ def main():
     p.add_argument("--baseline", metavar="AMP_OPT",
                    help="another amp-opt build, run interleaved with the "
                         "others (a before/after of a change)")
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions with valgrind's callgrind "
+                        "instead of timing (one run each, one thread)")
     p.add_argument("--keep", metavar="DIR",
                    help="export into DIR and keep the files (reused when "
                         "present)")
@@ -152,14 +178,25 @@ def main():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    print(f"# amp-opt --amp vs mlir-opt --canonicalize, pass time per copy "
-          f"(best and median of {args.repeat}, interleaved); {args.copies} "
-          f"copies per module; CPU: {cpu}; load: {os.getloadavg()[0]:.2f}")
-    if args.baseline:
-        print(f"# baseline: {args.baseline}")
-    print(f"{'model':<22} {'ops':>6} {'amp ms':>13} {'canon ms':>13} "
-          f"{'ratio':>13}" + (f" {'baseline ms':>13} {'ratio':>13}"
-                              if args.baseline else ""))
+    if args.instructions:
+        if not shutil.which("valgrind"):
+            print("amp_pass_time_models: --instructions needs valgrind")
+            return 2
+        print(f"# amp-opt --amp vs mlir-opt --canonicalize, instructions in "
+              f"PassManager::run per copy (callgrind, one thread); "
+              f"{args.copies} copies per module")
+        print(f"{'model':<22} {'ops':>6} {'amp':>11} {'canon':>11} "
+              f"{'ratio':>9}")
+    else:
+        print(f"# amp-opt --amp vs mlir-opt --canonicalize, pass time per "
+              f"copy (best and median of {args.repeat}, interleaved); "
+              f"{args.copies} copies per module; CPU: {cpu}; load: "
+              f"{os.getloadavg()[0]:.2f}")
+        if args.baseline:
+            print(f"# baseline: {args.baseline}")
+        print(f"{'model':<22} {'ops':>6} {'amp ms':>13} {'canon ms':>13} "
+              f"{'ratio':>13}" + (f" {'baseline ms':>13} {'ratio':>13}"
+                                  if args.baseline else ""))
     ratios = []
     for spec in specs:
         model, _, mode = spec.partition(":")
@@ -175,6 +212,14 @@ def main():
             with open(many, "w") as f:
                 f.write(replicate(text, args.copies))
             ops = count_ops(mlir_opt, single)
+            if args.instructions:
+                amp_i = instructions([amp_opt, many, "--amp"]) / args.copies
+                canon_i = instructions([mlir_opt, many, "--canonicalize"]) \
+                    / args.copies
+                ratios.append((amp_i / canon_i, name))
+                print(f"{name:<22} {ops:>6} {amp_i / 1e6:>9.2f} M "
+                      f"{canon_i / 1e6:>9.2f} M {amp_i / canon_i:>9.2f}")
+                continue
             times = {"amp": [], "canon": [], "baseline": []}
             for _ in range(args.repeat):
                 times["amp"].append(pass_seconds([amp_opt, many, "--amp"]))
@@ -206,7 +251,9 @@ def main():
     if ratios:
         worst = max(ratios)
         met = sum(1 for r, _ in ratios if r <= 1.0)
-        print(f"goal amp <= 1.00x canonicalize (best of {args.repeat}): "
+        how = ("instructions" if args.instructions
+               else f"best of {args.repeat}")
+        print(f"goal amp <= 1.00x canonicalize ({how}): "
               f"{met} of {len(ratios)} models; worst {worst[0]:.2f}x "
               f"({worst[1]})")
     if not args.keep:
