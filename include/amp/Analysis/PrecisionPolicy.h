@@ -28,7 +28,6 @@ namespace mlir::amp {
 /// The low-precision floating-point type the rewrite targets.
 enum class AmpMode { F16, BF16 };
 
-
 /// Body patterns of linalg ops with an explicit region (linalg.generic,
 /// linalg.map, linalg.reduce) and of named linalg ops that no list names.
 /// Policy keys are `linalg.generic:<pattern>`.
