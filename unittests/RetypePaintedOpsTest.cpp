@@ -2,8 +2,8 @@
 //
 // The rewrite of amp-auto-mixed-precision used as another compiler would:
 // plans filled by hand instead of by the painting, the patterns run by
-// walkAndApplyPatterns. Checks each of the three ways an op is retyped and
-// that an op which does not accept the low type is left exactly as it was.
+// walkAndApplyPatterns. Checks each of the ways an op is retyped and that an
+// op which does not accept the low type is left exactly as it was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "gtest/gtest.h"
@@ -123,12 +124,57 @@ TEST(RetypePaintedOpsPatterns, EachKindOfOpUnderTheWalkDriver) {
   EXPECT_TRUE(mmBody.getArgument(2).getType().isF32());
   EXPECT_TRUE(getElementTypeOrSelf(matmul.getResult(0).getType()).isF32());
 
-  // The pad (a region yielding its element) was replaced by a clone whose
-  // region truncates the f32 padding value.
+  // The pad (a region yielding its element) was retyped in place, its
+  // region truncating the f32 padding value.
   auto pad = *func.getOps<tensor::PadOp>().begin();
   EXPECT_TRUE(pad.getResultType().getElementType().isBF16());
   Value padValue = pad.getRegion().front().getTerminator()->getOperand(0);
   EXPECT_TRUE(padValue.getDefiningOp<arith::TruncFOp>());
+}
+
+// A pad whose trial fails (a plan whose result shape does not match the
+// padding) is left as it was: no truncation left in its region.
+TEST(RetypePaintedOpsPatterns, FailedTrialOfARegionOpIsUndone) {
+  DialectRegistry registry;
+  registry
+      .insert<arith::ArithDialect, func::FuncDialect, tensor::TensorDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%x: tensor<4x8xf32>) -> tensor<6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pad = tensor.pad %x low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x8xf32> to tensor<6x8xf32>
+  return %pad : tensor<6x8xf32>
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  auto pad = *func.getOps<tensor::PadOp>().begin();
+  std::string before;
+  llvm::raw_string_ostream(before) << *module;
+
+  RetypeState state;
+  state.lowType = BFloat16Type::get(&context);
+  RetypeState::Plan &plan = state.plans[pad];
+  plan.operandTypes.push_back(bf16Of(pad.getSource().getType()));
+  plan.resultTypes.push_back(
+      RankedTensorType::get({7, 8}, BFloat16Type::get(&context)));
+
+  RewritePatternSet patterns(&context);
+  populateRetypePaintedOpsPatterns(patterns, state);
+  walkAndApplyPatterns(*module, std::move(patterns));
+
+  EXPECT_TRUE(state.plans.empty());
+  EXPECT_TRUE(state.retyped.empty());
+  ASSERT_EQ(state.keptF32.size(), 1u);
+  EXPECT_EQ(state.keptF32.front(), pad.getOperation());
+  std::string after;
+  llvm::raw_string_ostream(after) << *module;
+  EXPECT_EQ(before, after);
+  EXPECT_TRUE(succeeded(verify(*module)));
 }
 
 } // namespace

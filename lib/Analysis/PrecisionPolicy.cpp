@@ -242,7 +242,8 @@ PrecisionPolicy::PrecisionPolicy(AmpMode mode) : mode(mode) {
 }
 
 PrecisionPolicy PrecisionPolicy::cloneLists() const {
-  PrecisionPolicy copy(mode);
+  // Not PrecisionPolicy(mode): its default lists would be overwritten here.
+  PrecisionPolicy copy(mode, NoLists{});
   copy.entries = entries;
   copy.contractions = contractions;
   copy.inferAsDeny = inferAsDeny;

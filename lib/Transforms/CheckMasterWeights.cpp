@@ -72,10 +72,10 @@ struct CheckMasterWeightsPass
                                            OpPrintingFlags().useLocalScope());
       return getValueName(value, *state);
     };
-    walkMarkers(getOperation(), [&](Operation *op) {
+    for (Operation *op : getAnalysis<StepMarkerIndex>().markers) {
       auto update = dyn_cast<StateUpdateOp>(op);
       if (!update)
-        return;
+        continue;
       Value state = update.getState();
       if (FloatType low = getLowFloatType(state.getType())) {
         update.emitError() << "weight " << nameOf(update, state)
@@ -83,18 +83,18 @@ struct CheckMasterWeightsPass
                            << "; keep the master copy in f32 (update it in "
                               "f32 and cast it where it is used)";
         failed = true;
-        return;
+        continue;
       }
       auto ext = update.getNewValue().getDefiningOp<arith::ExtFOp>();
       if (!ext)
-        return;
+        continue;
       if (FloatType low = getLowFloatType(ext.getIn().getType()))
         update.emitWarning()
             << "the update of " << nameOf(update, state) << " ran in "
             << getTypeName(low) << ": its new value is an arith.extf of a "
             << getTypeName(low)
             << " value; compute it in f32 from the f32 master copy";
-    });
+    }
     if (failed)
       signalPassFailure();
   }

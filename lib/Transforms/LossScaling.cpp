@@ -205,7 +205,6 @@ void LossScalingPass::scaleStep(func::FuncOp func, StepMarkers &markers) {
 }
 
 void LossScalingPass::runOnOperation() {
-  ModuleOp module = getOperation();
   functionsScaled = gradientsUnscaled = updatesGuarded = 0;
   auto printStatistics = [&]() {
     numFunctionsScaled += functionsScaled;
@@ -218,14 +217,18 @@ void LossScalingPass::runOnOperation() {
                            {"updates-guarded", updatesGuarded}});
   };
 
+  ArrayRef<Operation *> allMarkers = getAnalysis<StepMarkerIndex>().markers;
+  if (allMarkers.empty()) {
+    markAllAnalysesPreserved();
+    return printStatistics();
+  }
   if (mode == ScalingMode::None) {
-    if (replaceMarkersByIdentities(module) == 0)
-      markAllAnalysesPreserved();
+    replaceMarkersByIdentities(allMarkers);
     return printStatistics();
   }
 
   llvm::MapVector<Operation *, StepMarkers> steps;
-  walkMarkers(module, [&](Operation *op) {
+  for (Operation *op : allMarkers) {
     StepMarkers &markers =
         steps[op->getParentOfType<FunctionOpInterface>().getOperation()];
     if (auto seed = dyn_cast<GradSeedOp>(op))
@@ -234,10 +237,6 @@ void LossScalingPass::runOnOperation() {
       markers.grads.push_back(grad);
     else
       markers.updates.push_back(cast<StateUpdateOp>(op));
-  });
-  if (steps.empty()) {
-    markAllAnalysesPreserved();
-    return printStatistics();
   }
 
   bool ok = true;

@@ -304,8 +304,10 @@ struct RetypeExplicitLinalgBody
 };
 
 /// Regions that yield the element of a low result (tensor.pad): the f32
-/// values their terminators yield are truncated inside the region.
-static void truncateYieldedF32(Operation *target, FloatType lowType) {
+/// values their terminators yield are truncated inside the region. The
+/// truncations made are added to `created`.
+static void truncateYieldedF32(Operation *target, FloatType lowType,
+                               SmallVectorImpl<Operation *> &created) {
   OpBuilder inner(target->getContext());
   for (Region &region : target->getRegions())
     for (Block &block : region) {
@@ -314,9 +316,12 @@ static void truncateYieldedF32(Operation *target, FloatType lowType) {
       Operation *terminator = &block.back();
       inner.setInsertionPoint(terminator);
       for (OpOperand &operand : terminator->getOpOperands())
-        if (operand.get().getType().isF32())
-          operand.set(arith::TruncFOp::create(inner, operand.get().getLoc(),
-                                              lowType, operand.get()));
+        if (operand.get().getType().isF32()) {
+          auto trunc = arith::TruncFOp::create(inner, operand.get().getLoc(),
+                                               lowType, operand.get());
+          created.push_back(trunc);
+          operand.set(trunc);
+        }
     }
 }
 
@@ -361,10 +366,12 @@ standInCaptured(Operation *target, const RetypeState &state,
 /// result truncate it, and f32 attributes are converted where the op then
 /// verifies (`originalAttrs` gives them back otherwise). The target's
 /// operands are the original values again afterwards, whatever the outcome:
-/// the trial reads detached stand-ins of the new types.
+/// the trial reads detached stand-ins of the new types. The truncations
+/// added to its regions are added to `bodyCasts`.
 static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
                             const RetypeState &state,
-                            function_ref<DictionaryAttr()> originalAttrs) {
+                            function_ref<DictionaryAttr()> originalAttrs,
+                            SmallVectorImpl<Operation *> &bodyCasts) {
   MLIRContext *ctx = target->getContext();
   OpBuilder detached(ctx);
   SmallVector<Value> operands(target->getOperands());
@@ -404,7 +411,7 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
       if (llvm::any_of(plan.resultTypes, [&](Type type) {
             return getElementTypeOrSelf(type) == state.lowType;
           }))
-        truncateYieldedF32(target, state.lowType);
+        truncateYieldedF32(target, state.lowType, bodyCasts);
       standInCaptured(target, state, standIns, captured);
       // f32 attributes usually follow the element type (tosa.clamp's
       // bounds); an op whose f32 attributes do not (an epsilon, a scale) is
@@ -425,11 +432,12 @@ static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
   return ok;
 }
 
-/// A painted op without regions, or a named linalg op (whose body is
-/// rebuilt, not patched), is retyped in place if it verifies with the new
-/// types, and left exactly as it was otherwise. Trying is the only general
-/// test: this is what lets the pass run ops of any dialect low without
-/// knowing them.
+/// A painted op that is not an explicit linalg op (those have their own
+/// patterns) is retyped in place if it verifies with the new types, and left
+/// exactly as it was otherwise: a named linalg body is set aside and put
+/// back, the truncations added to other regions (tensor.pad's) removed.
+/// Trying is the only general test: this is what lets the pass run ops of
+/// any dialect low without knowing them.
 struct RetypeInPlaceByTrial : public RewritePattern {
   RetypeInPlaceByTrial(MLIRContext *ctx, RetypeState &state)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx), state(state) {}
@@ -438,7 +446,7 @@ struct RetypeInPlaceByTrial : public RewritePattern {
                                 PatternRewriter &rewriter) const override {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     bool named = linalgOp && linalgOp.getRegionBuilder();
-    if ((op->getNumRegions() != 0 && !named) || !state.plans.count(op))
+    if ((linalgOp && !named) || !state.plans.count(op))
       return failure();
     RetypeState::Plan plan = *takePlan(state, op);
     SmallVector<Type> oldResultTypes(op->getResultTypes());
@@ -454,9 +462,15 @@ struct RetypeInPlaceByTrial : public RewritePattern {
                                ? DictionaryAttr()
                                : op->getAttrDictionary();
     rewriter.startOpModification(op);
-    if (!retypeAndVerify(op, plan, state, [&] { return attrs; })) {
+    SmallVector<Operation *> bodyCasts;
+    if (!retypeAndVerify(
+            op, plan, state, [&] { return attrs; }, bodyCasts)) {
       for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
         result.setType(type);
+      for (Operation *cast : bodyCasts) {
+        cast->getResult(0).replaceAllUsesWith(cast->getOperand(0));
+        cast->erase();
+      }
       if (named)
         op->getRegion(0).takeBody(*body);
       else if (attrs)
@@ -473,9 +487,8 @@ struct RetypeInPlaceByTrial : public RewritePattern {
   RetypeState &state;
 };
 
-/// Any other painted op with regions (an explicit linalg body the patch
-/// cannot fix up on its own, a tensor.pad) is retyped on a detached clone,
-/// which replaces it if it verifies.
+/// An explicit linalg op whose body the patch cannot fix up on its own is
+/// retyped on a detached clone, which replaces it if it verifies.
 struct RetypeCloneByTrial : public RewritePattern {
   RetypeCloneByTrial(MLIRContext *ctx, RetypeState &state)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/0, ctx), state(state) {}
@@ -486,8 +499,10 @@ struct RetypeCloneByTrial : public RewritePattern {
     if (!plan)
       return failure();
     Operation *clone = op->clone();
-    if (!retypeAndVerify(clone, *plan, state,
-                         [&] { return op->getAttrDictionary(); })) {
+    SmallVector<Operation *> bodyCasts;
+    if (!retypeAndVerify(
+            clone, *plan, state, [&] { return op->getAttrDictionary(); },
+            bodyCasts)) {
       clone->erase();
       state.keptF32.push_back(op);
       return failure();

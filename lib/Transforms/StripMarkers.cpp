@@ -45,9 +45,7 @@ static Value buildOnes(OpBuilder &builder, Location loc, Value like) {
   return tensor::SplatOp::create(builder, loc, scalar, tensorType, sizes);
 }
 
-unsigned mlir::amp::replaceMarkersByIdentities(Operation *root) {
-  SmallVector<Operation *> markers;
-  walkMarkers(root, [&](Operation *op) { markers.push_back(op); });
+void mlir::amp::replaceMarkersByIdentities(ArrayRef<Operation *> markers) {
   for (Operation *op : markers) {
     Value identity;
     if (auto seed = dyn_cast<GradSeedOp>(op)) {
@@ -61,7 +59,6 @@ unsigned mlir::amp::replaceMarkersByIdentities(Operation *root) {
     op->getResult(0).replaceAllUsesWith(identity);
     op->erase();
   }
-  return markers.size();
 }
 
 namespace {
@@ -71,8 +68,10 @@ struct StripMarkersPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (replaceMarkersByIdentities(getOperation()) == 0)
-      markAllAnalysesPreserved();
+    ArrayRef<Operation *> markers = getAnalysis<StepMarkerIndex>().markers;
+    if (markers.empty())
+      return markAllAnalysesPreserved();
+    replaceMarkersByIdentities(markers);
   }
 };
 

@@ -174,6 +174,10 @@ private:
   mutable DenseMap<std::tuple<unsigned, const void *, unsigned>, StringRef>
       bodyReasons;
 
+  /// A policy with no entries (cloneLists() fills them).
+  struct NoLists {};
+  PrecisionPolicy(AmpMode mode, NoLists) : mode(mode) {}
+
   void invalidateCaches() {
     byName.clear();
     lookupCache.clear();

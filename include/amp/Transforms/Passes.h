@@ -22,10 +22,10 @@ namespace mlir::amp {
 /// amp-lower-to-runtime folds into the runtime call.
 bool isRoundingCopy(Operation *op);
 
-/// Replaces every amp marker nested in `root` by its identity: amp.grad_seed
-/// by ones of the loss's type, amp.param_grad by its operand and
-/// amp.state_update by its new value. Returns the number of markers replaced.
-unsigned replaceMarkersByIdentities(Operation *root);
+/// Replaces every amp marker of `markers` (a StepMarkerIndex's, or any list
+/// of markers) by its identity: amp.grad_seed by ones of the loss's type,
+/// amp.param_grad by its operand and amp.state_update by its new value.
+void replaceMarkersByIdentities(ArrayRef<Operation *> markers);
 
 /// What one run of the amp-optimize-casts cleanup did.
 struct CastOptimizationStats {

@@ -32,6 +32,17 @@ inline bool isAmpMarker(Operation *op) {
 /// bodies are half the ops of a large graph).
 void walkMarkers(Operation *root, function_ref<void(Operation *)> callback);
 
+/// The markers under an op (walkMarkers' order), as an analysis for the
+/// pass manager to cache: the marker passes of a pipeline run one after
+/// another, and those that change nothing preserve it, so a module without
+/// markers (a forward graph) is walked once, not once per pass.
+struct StepMarkerIndex {
+  explicit StepMarkerIndex(Operation *root) {
+    walkMarkers(root, [&](Operation *op) { markers.push_back(op); });
+  }
+  SmallVector<Operation *> markers;
+};
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_AMPOPS_H
