@@ -172,6 +172,12 @@ def main():
     if "bf16" in torch_ms:
         print("amp-run bf16 vs torch autocast bf16: %.2fx"
               % (torch_ms["bf16"] / best["bf16"]))
+    # Issue 12: the AMP forward no slower than f32, on either CPU class.
+    for name in files:
+        if name != "f32":
+            ratio = best["f32"] / best[name]
+            print("goal amp-run %s >= 1.00x f32: %s (%.2fx)"
+                  % (name, "met" if ratio >= 1.0 else "NOT met", ratio))
     return 0
 
 
