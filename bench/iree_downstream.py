@@ -43,7 +43,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from train_step import cpu_info, load_avg  # noqa: E402
+from train_step import cpu_info, fmt_ratio, load_avg  # noqa: E402
 
 # CPUs --emulate-cpu compiles for, with the LLVM features amp-opt's
 # mode=auto then decides from.
@@ -170,11 +170,9 @@ def print_goals(rows, has_bf16):
         if (model, "amp-iree") not in best:
             continue
         ratio = best[(model, base)] / best[(model, "amp-iree")]
-        # A miss that rounds to the goal shows a third digit.
-        shown = f"{ratio:.3f}" if ratio < least <= round(ratio, 2) \
-            else f"{ratio:.2f}"
         print(f"goal {model} amp-iree >= {least:.2f}x {base}: "
-              f"{'met' if ratio >= least else 'NOT met'} ({shown}x)")
+              f"{'met' if ratio >= least else 'NOT met'} "
+              f"({fmt_ratio(ratio, least)})")
 
 
 def main():

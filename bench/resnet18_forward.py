@@ -29,7 +29,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from train_step import cpu_info, load_avg  # noqa: E402
+from train_step import cpu_info, fmt_ratio, load_avg  # noqa: E402
 
 TORCH_SNIPPET = r"""
 import sys, time, torch, torchvision
@@ -176,11 +176,9 @@ def main():
     for name in files:
         if name != "f32":
             ratio = best["f32"] / best[name]
-            # A miss that rounds to the goal shows a third digit.
-            shown = "%.3f" % ratio if ratio < 1.0 <= round(ratio, 2) \
-                else "%.2f" % ratio
-            print("goal amp-run %s >= 1.00x f32: %s (%sx)"
-                  % (name, "met" if ratio >= 1.0 else "NOT met", shown))
+            print("goal amp-run %s >= 1.00x f32: %s (%s)"
+                  % (name, "met" if ratio >= 1.0 else "NOT met",
+                     fmt_ratio(ratio, 1.0)))
     return 0
 
 

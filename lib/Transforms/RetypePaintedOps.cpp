@@ -305,9 +305,9 @@ struct RetypeExplicitLinalgBody
 
 /// Regions that yield the element of a low result (tensor.pad): the f32
 /// values their terminators yield are truncated inside the region. The
-/// truncations made are added to `created`.
+/// truncations made are added to `created` if given.
 static void truncateYieldedF32(Operation *target, FloatType lowType,
-                               SmallVectorImpl<Operation *> &created) {
+                               SmallVectorImpl<Operation *> *created) {
   OpBuilder inner(target->getContext());
   for (Region &region : target->getRegions())
     for (Block &block : region) {
@@ -319,7 +319,8 @@ static void truncateYieldedF32(Operation *target, FloatType lowType,
         if (operand.get().getType().isF32()) {
           auto trunc = arith::TruncFOp::create(inner, operand.get().getLoc(),
                                                lowType, operand.get());
-          created.push_back(trunc);
+          if (created)
+            created->push_back(trunc);
           operand.set(trunc);
         }
     }
@@ -367,11 +368,12 @@ standInCaptured(Operation *target, const RetypeState &state,
 /// verifies (`originalAttrs` gives them back otherwise). The target's
 /// operands are the original values again afterwards, whatever the outcome:
 /// the trial reads detached stand-ins of the new types. The truncations
-/// added to its regions are added to `bodyCasts`.
+/// added to its regions are added to `bodyCasts` if given (an in-place
+/// trial removes them when it fails; a clone is simply dropped).
 static bool retypeAndVerify(Operation *target, const RetypeState::Plan &plan,
                             const RetypeState &state,
                             function_ref<DictionaryAttr()> originalAttrs,
-                            SmallVectorImpl<Operation *> &bodyCasts) {
+                            SmallVectorImpl<Operation *> *bodyCasts = nullptr) {
   MLIRContext *ctx = target->getContext();
   OpBuilder detached(ctx);
   SmallVector<Value> operands(target->getOperands());
@@ -464,7 +466,7 @@ struct RetypeInPlaceByTrial : public RewritePattern {
     rewriter.startOpModification(op);
     SmallVector<Operation *> bodyCasts;
     if (!retypeAndVerify(
-            op, plan, state, [&] { return attrs; }, bodyCasts)) {
+            op, plan, state, [&] { return attrs; }, &bodyCasts)) {
       for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
         result.setType(type);
       for (Operation *cast : bodyCasts) {
@@ -499,10 +501,8 @@ struct RetypeCloneByTrial : public RewritePattern {
     if (!plan)
       return failure();
     Operation *clone = op->clone();
-    SmallVector<Operation *> bodyCasts;
-    if (!retypeAndVerify(
-            clone, *plan, state, [&] { return op->getAttrDictionary(); },
-            bodyCasts)) {
+    if (!retypeAndVerify(clone, *plan, state,
+                         [&] { return op->getAttrDictionary(); })) {
       clone->erase();
       state.keptF32.push_back(op);
       return failure();
