@@ -168,8 +168,8 @@ AMP_RT_API amp_rt_status amp_rt_gemm_batched(
  * 2-D convolution (cross-correlation, as in cuDNN and PyTorch)
  *
  * Input x: N,C,H,W in `layout` order (NHWC: x[n][h][w][c]; NCHW:
- * x[n][c][h][w]). Filter w: K output channels, R x S window, C input channels,
- * in `filter_layout` order. Output y: N,K,P,Q in `layout` order with
+ * x[n][c][h][w]). Filter w: K output channels, R x S window, C / groups input
+ * channels, in `filter_layout` order. Output y: N,K,P,Q in `layout` order with
  *   P = (H + 2*pad_h - dil_h*(R-1) - 1) / stride_h + 1   (likewise Q from W).
  * All tensors are dense (no padding between elements).
  *
@@ -180,6 +180,13 @@ AMP_RT_API amp_rt_status amp_rt_gemm_batched(
  * Inputs (x, w for forward; dy, w for backward_data; x, dy for
  * backward_filter) have in_type F32, F16 or BF16; the output has out_type
  * F32 or in_type. f32 accumulation. beta == 0: output not read.
+ *
+ * Grouped convolutions (groups = G > 1; 0 and 1 mean a dense one): C and K
+ * are multiples of G, and output channel k reads only the C / G input
+ * channels of its group g = k / (K / G), c = g * (C / G) + c'. The filter
+ * has C / G input channels (w[k][c'][r][s] in KCRS, and so on). Depthwise
+ * is G = C (K = C times a channel multiplier): a C x R x S filter is KCRS
+ * with C / G = 1, an R x S x C one RSCK.
  *===----------------------------------------------------------------------===*/
 
 typedef enum amp_rt_layout { AMP_RT_NHWC = 0, AMP_RT_NCHW = 1 } amp_rt_layout;
@@ -200,6 +207,7 @@ typedef struct amp_rt_conv2d_desc {
   int64_t pad_h, pad_w; /* zero padding on both sides (>= 0) */
   int64_t stride_h, stride_w; /* >= 1 */
   int64_t dil_h, dil_w;       /* >= 1 */
+  int64_t groups; /* 0 or 1: dense; G > 1 divides C and K (see above) */
 } amp_rt_conv2d_desc;
 
 /* Output height P and width Q of `desc` (error if the window does not fit). */

@@ -24,7 +24,8 @@ namespace amp {
 namespace rt {
 
 // 4: gemm and conv also receive f32 inputs (abType / inType AMP_RT_F32).
-constexpr int kBackendAbiVersion = 4;
+// 5: amp_rt_conv2d_desc::groups (grouped and depthwise convolutions).
+constexpr int kBackendAbiVersion = 5;
 
 /// Records `code` and a printf-style message as this thread's last error and
 /// returns `code`. Exported from libamp_rt so that backends use it too.
@@ -61,8 +62,9 @@ struct GemmArgs {
   int64_t ldc, strideC;
 };
 
-/// A validated convolution: desc.filter_layout is never FILTER_DEFAULT and
-/// P, Q are the output height and width.
+/// A validated convolution: desc.filter_layout is never FILTER_DEFAULT,
+/// desc.groups >= 1 divides C and K (the filter has C / groups input
+/// channels), and P, Q are the output height and width.
 struct ConvProblem {
   amp_rt_conv2d_desc desc;
   int64_t P, Q;

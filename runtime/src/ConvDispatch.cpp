@@ -23,8 +23,9 @@ void convTensorShapes(const ConvProblem &p, int64_t x[4], int64_t w[4],
   int64_t ys[4] = {d.N, p.P, p.Q, d.K}, yc[4] = {d.N, d.K, p.P, p.Q};
   std::copy(nhwc ? xs : xc, (nhwc ? xs : xc) + 4, x);
   std::copy(nhwc ? ys : yc, (nhwc ? ys : yc) + 4, y);
-  int64_t krsc[4] = {d.K, d.R, d.S, d.C}, kcrs[4] = {d.K, d.C, d.R, d.S},
-          rsck[4] = {d.R, d.S, d.C, d.K};
+  const int64_t cg = d.C / d.groups; // input channels per group
+  int64_t krsc[4] = {d.K, d.R, d.S, cg}, kcrs[4] = {d.K, cg, d.R, d.S},
+          rsck[4] = {d.R, d.S, cg, d.K};
   const int64_t *f = d.filter_layout == AMP_RT_FILTER_KRSC   ? krsc
                      : d.filter_layout == AMP_RT_FILTER_KCRS ? kcrs
                                                              : rsck;
@@ -73,6 +74,15 @@ amp_rt_status makeConvProblem(const char *fn, const amp_rt_conv2d_desc *desc,
       return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: %s = %lld is too large",
                   fn, f.name, (long long)f.value);
   }
+  if (d.groups < 0 || d.groups > (int64_t(1) << 31))
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: groups = %lld is invalid",
+                fn, (long long)d.groups);
+  if (d.groups == 0)
+    d.groups = 1;
+  if (d.C % d.groups || d.K % d.groups)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: groups = %lld must divide C = %lld and K = %lld", fn,
+                (long long)d.groups, (long long)d.C, (long long)d.K);
   int64_t effR = (d.R - 1) * d.dil_h + 1, effS = (d.S - 1) * d.dil_w + 1;
   int64_t padH = d.H + 2 * d.pad_h, padW = d.W + 2 * d.pad_w;
   if (effR > padH || effS > padW)

@@ -20,6 +20,10 @@ struct Shape {
   amp_rt_conv2d_desc d;
   int64_t P, Q;
 
+  int64_t groups() const { return d.groups > 1 ? d.groups : 1; }
+  /// Input channels per group: the filter's C dimension.
+  int64_t cg() const { return d.C / groups(); }
+
   size_t x(int64_t n, int64_t c, int64_t h, int64_t w) const {
     return size_t(d.layout == AMP_RT_NHWC
                       ? ((n * d.H + h) * d.W + w) * d.C + c
@@ -29,36 +33,41 @@ struct Shape {
     return size_t(d.layout == AMP_RT_NHWC ? ((n * P + p) * Q + q) * d.K + k
                                           : ((n * d.K + k) * P + p) * Q + q);
   }
+  /// Filter element of output channel k and in-group input channel c.
   size_t w(int64_t k, int64_t c, int64_t r, int64_t s) const {
     amp_rt_filter_layout l = d.filter_layout;
     if (l == AMP_RT_FILTER_DEFAULT)
       l = d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
+    const int64_t C = cg();
     switch (l) {
     case AMP_RT_FILTER_KCRS:
-      return size_t(((k * d.C + c) * d.R + r) * d.S + s);
+      return size_t(((k * C + c) * d.R + r) * d.S + s);
     case AMP_RT_FILTER_RSCK:
-      return size_t(((r * d.S + s) * d.C + c) * d.K + k);
+      return size_t(((r * d.S + s) * C + c) * d.K + k);
     default:
-      return size_t(((k * d.R + r) * d.S + s) * d.C + c);
+      return size_t(((k * d.R + r) * d.S + s) * C + c);
     }
   }
   size_t xSize() const { return size_t(d.N * d.C * d.H * d.W); }
   size_t ySize() const { return size_t(d.N * d.K * P * Q); }
-  size_t wSize() const { return size_t(d.K * d.C * d.R * d.S); }
+  size_t wSize() const { return size_t(d.K * cg() * d.R * d.S); }
 
-  /// Calls f(xIndex, wIndex, yIndex) for every product of the convolution.
+  /// Calls f(xIndex, wIndex, yIndex) for every product of the convolution:
+  /// output channel k reads the cg() input channels of its group.
   template <typename F> void forEachProduct(F f) const {
+    const int64_t kg = d.K / groups();
     for (int64_t n = 0; n < d.N; ++n)
       for (int64_t k = 0; k < d.K; ++k)
         for (int64_t p = 0; p < P; ++p)
           for (int64_t q = 0; q < Q; ++q)
-            for (int64_t c = 0; c < d.C; ++c)
+            for (int64_t c = 0; c < cg(); ++c)
               for (int64_t r = 0; r < d.R; ++r)
                 for (int64_t s = 0; s < d.S; ++s) {
                   int64_t h = p * d.stride_h - d.pad_h + r * d.dil_h;
                   int64_t ww = q * d.stride_w - d.pad_w + s * d.dil_w;
                   if (h >= 0 && h < d.H && ww >= 0 && ww < d.W)
-                    f(x(n, c, h, ww), w(k, c, r, s), y(n, k, p, q));
+                    f(x(n, k / kg * cg() + c, h, ww), w(k, c, r, s),
+                      y(n, k, p, q));
                 }
   }
 };
@@ -125,10 +134,11 @@ void runAllDirections(amp_rt_conv2d_desc d, amp_rt_dtype in, amp_rt_dtype out,
   AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&d, in, out, alpha, x.data(), w.data(),
                                          beta, yOut.data()));
   ASSERT_NO_FATAL_FAILURE(
-      checkAgainst(yOut, y0, y, d.C * d.R * d.S, alpha, beta, "forward"));
+      checkAgainst(yOut, y0, y, s.cg() * d.R * d.S, alpha, beta, "forward"));
   AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(&d, in, out, alpha, dy.data(),
                                                w.data(), beta, dxOut.data()));
-  ASSERT_NO_FATAL_FAILURE(checkAgainst(dxOut, dx0, dx, d.K * d.R * d.S, alpha,
+  ASSERT_NO_FATAL_FAILURE(checkAgainst(dxOut, dx0, dx,
+                                       d.K / s.groups() * d.R * d.S, alpha,
                                        beta, "backward data"));
   AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_filter(
       &d, in, out, alpha, x.data(), dy.data(), beta, dwOut.data()));
@@ -197,6 +207,69 @@ TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
       ASSERT_NO_FATAL_FAILURE(
           runAllDirections(cases[i], tp.in, tp.out, 1.5f, 0.5f, rng));
     }
+}
+
+TEST_P(ConvTest, GroupedAndDepthwise) {
+  std::mt19937 rng(6);
+  auto grouped = [](amp_rt_conv2d_desc d, int64_t groups) {
+    d.groups = groups;
+    return d;
+  };
+  const amp_rt_conv2d_desc cases[] = {
+      // Depthwise 3x3 "same" (MobileNet), every filter layout: C x 3 x 3 is
+      // KCRS, 3 x 3 x C is RSCK.
+      grouped(desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 2, 9, 8, 32, 32, 3, 3, 1, 1,
+                   1, 1, 1, 1),
+              32),
+      grouped(desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 2, 9, 8, 32, 32, 3, 3, 1, 1,
+                   1, 1, 1, 1),
+              32),
+      grouped(desc(AMP_RT_NCHW, AMP_RT_FILTER_KRSC, 1, 8, 8, 16, 16, 3, 3, 1, 1,
+                   1, 1, 1, 1),
+              16),
+      // Depthwise with stride 2, odd channels and a channel multiplier of 2.
+      grouped(desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 2, 11, 10, 7, 14, 3, 3, 1,
+                   1, 2, 2, 1, 1),
+              7),
+      grouped(desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 1, 11, 10, 5, 10, 5, 5, 2,
+                   2, 2, 1, 1, 1),
+              5),
+      // Depthwise with dilation 2 and no padding.
+      grouped(desc(AMP_RT_NHWC, AMP_RT_FILTER_KRSC, 2, 10, 9, 16, 16, 3, 3, 0,
+                   0, 1, 1, 2, 2),
+              16),
+      // Grouped, 4 groups of 4 -> 6 channels and 2 groups of 8 -> 2.
+      grouped(desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 2, 8, 7, 16, 24, 3, 3, 1, 1,
+                   1, 1, 1, 1),
+              4),
+      grouped(desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 1, 7, 8, 16, 4, 1, 1, 0, 0,
+                   2, 2, 1, 1),
+              2),
+  };
+  for (size_t i = 0; i < std::size(cases); ++i)
+    for (TypePair tp : contractionTypes()) {
+      SCOPED_TRACE(testing::Message()
+                   << "case " << i << " in " << tp.in << " out " << tp.out);
+      ASSERT_NO_FATAL_FAILURE(
+          runAllDirections(cases[i], tp.in, tp.out, 1.5f, 0.5f, rng));
+    }
+}
+
+TEST_P(ConvTest, GroupsMustDivideTheChannels) {
+  amp_rt_conv2d_desc d = desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 1, 4, 4, 6, 4, 3,
+                              3, 1, 1, 1, 1, 1, 1);
+  int64_t P, Q;
+  d.groups = 4; // divides K = 4, not C = 6
+  EXPECT_EQ(amp_rt_conv2d_output_size(&d, &P, &Q),
+            AMP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amp_rt_last_error()).find("groups = 4 must divide"),
+            std::string::npos)
+      << amp_rt_last_error();
+  d.groups = -2;
+  EXPECT_EQ(amp_rt_conv2d_output_size(&d, &P, &Q),
+            AMP_RT_ERROR_INVALID_ARGUMENT);
+  d.groups = 2; // divides both
+  AMP_RT_ASSERT_OK(amp_rt_conv2d_output_size(&d, &P, &Q));
 }
 
 TEST_P(ConvTest, LargeEnoughToBeChunked) {

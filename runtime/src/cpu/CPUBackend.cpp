@@ -4,7 +4,8 @@
 // path CpuPaths.h chose: native bf16 on oneDNN; f16 (and bf16 without
 // native support) widened to f32, then the f32 path; f32 on oneDNN or
 // OpenBLAS. When oneDNN refuses a problem the OpenBLAS path (BlasKernels)
-// runs it. docs/runtime.md has the measurements behind these choices.
+// runs it, or for a grouped convolution the direct loops of GroupedConv.
+// docs/runtime.md has the measurements behind these choices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "BlasKernels.h"
 #include "CpuCommon.h"
 #include "CpuPaths.h"
+#include "GroupedConv.h"
 #include "ThreadPool.h"
 
 #include <algorithm>
@@ -31,7 +33,7 @@ namespace {
 class CPUBackend final : public Backend {
 public:
   CPUBackend()
-      : pool(cpuThreadCount()), blas(pool), paths(cpuPaths()),
+      : pool(cpuThreadCount()), blas(pool), grouped(pool), paths(cpuPaths()),
         dnnl(dnnlKernels()) {}
 
   const char *name() const override { return "cpu"; }
@@ -96,9 +98,20 @@ private:
                             amp_rt_dtype inType, amp_rt_dtype outType,
                             float alpha, const void *in0, const void *in1,
                             float beta, void *out);
+  /// The convolution path without oneDNN: im2col + OpenBLAS sgemm, or
+  /// direct loops for a grouped one.
+  amp_rt_status fallbackConv(ConvDirection dir, const ConvProblem &p,
+                             amp_rt_dtype inType, amp_rt_dtype outType,
+                             float alpha, const void *in0, const void *in1,
+                             float beta, void *out) {
+    if (p.desc.groups > 1)
+      return grouped.run(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    return blas.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+  }
 
   ThreadPool pool;
   BlasKernels blas;
+  GroupedConv grouped;
   CpuPaths &paths;
   DnnlKernels &dnnl;
   Scratch bufA, bufB, bufC;
@@ -203,7 +216,7 @@ amp_rt_status CPUBackend::conv(ConvDirection dir, const ConvProblem &p,
     refused();
   }
   if (inType == AMP_RT_F32 || !paths.f32OneDnn)
-    return blas.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    return fallbackConv(dir, p, inType, outType, alpha, in0, in1, beta, out);
   return widenedConv(dir, p, inType, outType, alpha, in0, in1, beta, out);
 }
 
@@ -233,7 +246,7 @@ amp_rt_status CPUBackend::widenedConv(ConvDirection dir, const ConvProblem &p,
     if (p.blocked16) // the caller unblocks the operands
       return s;
     refused();
-    return blas.conv(dir, p, inType, outType, alpha, in0, in1, beta, out);
+    return fallbackConv(dir, p, inType, outType, alpha, in0, in1, beta, out);
   }
   if (s != AMP_RT_SUCCESS || direct)
     return s;

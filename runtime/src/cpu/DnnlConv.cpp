@@ -89,9 +89,9 @@ memory::dims filterStrides(amp_rt_filter_layout l, int64_t k, int64_t c,
 /// it is, on the caller's memory read through strides.
 bool weightGradientInDisguise(ConvDirection dir, const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
-  return dir == ConvDirection::Forward && !p.blocked16 && d.stride_h == 1 &&
-         d.stride_w == 1 && d.dil_h == 1 && d.dil_w == 1 && d.pad_h == 0 &&
-         d.pad_w == 0 && d.R * d.S > p.P * p.Q;
+  return dir == ConvDirection::Forward && !p.blocked16 && d.groups == 1 &&
+         d.stride_h == 1 && d.stride_w == 1 && d.dil_h == 1 && d.dil_w == 1 &&
+         d.pad_h == 0 && d.pad_w == 0 && d.R * d.S > p.P * p.Q;
 }
 
 /// The weight-gradient view of such a forward convolution O = conv(I, F):
@@ -119,6 +119,17 @@ Geometry disguisedGeometry(const ConvProblem &p) {
   g.isFilter[2] = true;
   g.tags[0] = g.tags[1] = g.tags[2] = Tag::undef;
   return g;
+}
+
+/// oneDNN's grouped filter (G, K/G, C/G, R, S) over the caller's K x C/G x
+/// R x S filter: output channel k = g * K/G + o, so g strides K/G filters.
+void groupFilter(const amp_rt_conv2d_desc &d, memory::dims &dims, Tag &tag,
+                 memory::dims &userStrides) {
+  const int64_t G = d.groups, kg = d.K / G, cg = d.C / G;
+  memory::dims f = filterStrides(d.filter_layout, d.K, cg, d.R, d.S);
+  dims = {G, kg, cg, d.R, d.S};
+  userStrides = {f[0] * kg, f[0], f[1], f[2], f[3]};
+  tag = Tag::undef;
 }
 
 Geometry geometryOf(ConvDirection dir, const ConvProblem &p) {
@@ -149,6 +160,8 @@ Geometry geometryOf(ConvDirection dir, const ConvProblem &p) {
     g.dims[i] = *order[i];
     g.isFilter[i] = order[i] == &g.w;
     g.tags[i] = g.isFilter[i] ? filter : act;
+    if (g.isFilter[i] && d.groups > 1)
+      groupFilter(d, g.dims[i], g.tags[i], g.userStrides[i]);
   }
   return g;
 }
@@ -162,14 +175,14 @@ uint32_t floatBits(float f) {
 PlanKey keyOf(ConvDirection dir, const ConvProblem &p, amp_rt_dtype in,
               amp_rt_dtype out, float alpha, float beta) {
   const amp_rt_conv2d_desc &d = p.desc;
-  return {1,          int64_t(dir),  in,
-          out,        d.layout,      d.filter_layout,
-          d.N,        d.H,           d.W,
-          d.C,        d.K,           d.R,
-          d.S,        d.pad_h,       d.pad_w,
-          d.stride_h, d.stride_w,    d.dil_h,
-          d.dil_w,    alpha != 1.0f, int64_t(floatBits(beta)),
-          p.blocked16};
+  return {1,           int64_t(dir),  in,
+          out,         d.layout,      d.filter_layout,
+          d.N,         d.H,           d.W,
+          d.C,         d.K,           d.R,
+          d.S,         d.pad_h,       d.pad_w,
+          d.stride_h,  d.stride_w,    d.dil_h,
+          d.dil_w,     alpha != 1.0f, int64_t(floatBits(beta)),
+          p.blocked16, d.groups};
 }
 
 /// What the primitive is asked for: per operand a data type and a tag

@@ -39,13 +39,14 @@ cudnnDataType_t cudnnType(amp_rt_dtype t) {
 
 std::array<int64_t, 4> filterStrides(amp_rt_filter_layout l,
                                      const amp_rt_conv2d_desc &d) {
+  const int64_t c = filterChannels(d);
   switch (l) {
   case AMP_RT_FILTER_KCRS:
-    return {d.C * d.R * d.S, d.R * d.S, d.S, 1};
+    return {c * d.R * d.S, d.R * d.S, d.S, 1};
   case AMP_RT_FILTER_RSCK:
-    return {1, d.K, d.S * d.C * d.K, d.C * d.K};
+    return {1, d.K, d.S * c * d.K, c * d.K};
   default: // KRSC
-    return {d.R * d.S * d.C, 1, d.S * d.C, d.C};
+    return {d.R * d.S * c, 1, d.S * c, c};
   }
 }
 

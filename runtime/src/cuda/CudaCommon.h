@@ -37,7 +37,24 @@ amp_rt_status cudnnFailure(const char *what, cudnnStatus_t s);
 cudaDataType_t cudaType(amp_rt_dtype t);
 cudnnDataType_t cudnnType(amp_rt_dtype t);
 
-/// (k, c, r, s) element strides of a filter layout (not FILTER_DEFAULT).
+/// The convolution's group count (groups; 0, which the front end turns into
+/// 1, reads as 1 here too).
+inline int64_t groupCount(const amp_rt_conv2d_desc &d) {
+  return d.groups > 1 ? d.groups : 1;
+}
+
+/// The filter's input channels: C / groups (activations keep C).
+inline int64_t filterChannels(const amp_rt_conv2d_desc &d) {
+  return d.C / groupCount(d);
+}
+
+/// Elements of the filter: K x C/groups x R x S.
+inline int64_t filterCount(const amp_rt_conv2d_desc &d) {
+  return d.K * filterChannels(d) * d.R * d.S;
+}
+
+/// (k, c, r, s) element strides of a filter layout (not FILTER_DEFAULT),
+/// c running over the filter's C / groups input channels.
 std::array<int64_t, 4> filterStrides(amp_rt_filter_layout l,
                                      const amp_rt_conv2d_desc &d);
 

@@ -34,7 +34,7 @@ int64_t outputCount(ConvDirection dir, const ConvProblem &p) {
   case ConvDirection::BackwardFilter:
     break;
   }
-  return d.K * d.C * d.R * d.S;
+  return filterCount(d);
 }
 
 /// The largest power of two <= 16 that divides every pointer.
@@ -57,12 +57,12 @@ const char *filterName(amp_rt_filter_layout l) {
                                    : "KRSC";
 }
 
-/// The permutation of a [K,C,R,S] filter from layout `from` to layout `to`,
-/// its dimensions ordered by decreasing destination stride, so that the
-/// copy's consecutive threads write consecutive elements.
+/// The permutation of a [K,C/G,R,S] filter (G = groups) from layout `from`
+/// to layout `to`, its dimensions ordered by decreasing destination stride,
+/// so that the copy's consecutive threads write consecutive elements.
 Strided4 filterPermutation(const amp_rt_conv2d_desc &d,
                            amp_rt_filter_layout from, amp_rt_filter_layout to) {
-  const std::array<int64_t, 4> sizes = {d.K, d.C, d.R, d.S},
+  const std::array<int64_t, 4> sizes = {d.K, filterChannels(d), d.R, d.S},
                                src = filterStrides(from, d),
                                dst = filterStrides(to, d);
   std::array<int, 4> order = {0, 1, 2, 3};
@@ -83,20 +83,22 @@ std::string describe(ConvDirection dir, const ConvProblem &p,
                      int64_t alignment) {
   const amp_rt_conv2d_desc &d = p.desc;
   const char *filter = filterName(d.filter_layout);
-  char buf[320];
+  char buf[352];
   std::snprintf(
       buf, sizeof(buf),
       "%s %s->%s %s/%s N=%lld C=%lld H=%lld W=%lld K=%lld R=%lld S=%lld "
-      "pad=%lld,%lld stride=%lld,%lld dilation=%lld,%lld align=%lld",
+      "groups=%lld pad=%lld,%lld stride=%lld,%lld dilation=%lld,%lld "
+      "align=%lld",
       dir == ConvDirection::Forward        ? "forward"
       : dir == ConvDirection::BackwardData ? "backward-data"
                                            : "backward-filter",
       dtypeName(inType), dtypeName(outType),
       d.layout == AMP_RT_NHWC ? "NHWC" : "NCHW", filter, (long long)d.N,
       (long long)d.C, (long long)d.H, (long long)d.W, (long long)d.K,
-      (long long)d.R, (long long)d.S, (long long)d.pad_h, (long long)d.pad_w,
-      (long long)d.stride_h, (long long)d.stride_w, (long long)d.dil_h,
-      (long long)d.dil_w, (long long)alignment);
+      (long long)d.R, (long long)d.S, (long long)groupCount(d),
+      (long long)d.pad_h, (long long)d.pad_w, (long long)d.stride_h,
+      (long long)d.stride_w, (long long)d.dil_h, (long long)d.dil_w,
+      (long long)alignment);
   return buf;
 }
 amp_rt_status executionFailure(const char *what, cudnnStatus_t s) {
@@ -161,8 +163,7 @@ Staging planStaging(ConvDirection dir, const ConvProblem &p,
   st.outCount = outputCount(dir, p);
   auto align256 = [](size_t bytes) { return (bytes + 255) & ~size_t(255); };
   st.filterBytes =
-      st.permuteIn ? align256(size_t(d.K * d.C * d.R * d.S) * dtypeSize(inType))
-                   : 0;
+      st.permuteIn ? align256(size_t(filterCount(d)) * dtypeSize(inType)) : 0;
   st.resultBytes =
       st.stageOut ? align256(size_t(st.outCount) * dtypeSize(st.graphOut)) : 0;
   return st;
@@ -234,6 +235,7 @@ GraphConvPlans::planFor(cudnnHandle_t handle, ConvDirection dir,
                    d.stride_w,
                    d.dil_h,
                    d.dil_w,
+                   groupCount(d),
                    alignment,
                    floatBits(graphAlpha),
                    floatBits(graphBeta)};

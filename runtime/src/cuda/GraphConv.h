@@ -3,8 +3,9 @@
 // Builds, caches and executes cuDNN backend ("graph") API execution plans,
 // one per convolution problem. The graph is one convolution operation whose
 // tensors are described as they are stored: x/dx [N,C,H,W] and y/dy
-// [N,K,P,Q] with NHWC or NCHW strides, the filter [K,C,R,S] in the
-// activations' own layout (KRSC with NHWC, KCRS with NCHW); the real data
+// [N,K,P,Q] with NHWC or NCHW strides, the filter [K,C/G,R,S] in the
+// activations' own layout (KRSC with NHWC, KCRS with NCHW), where G is the
+// group count, which cuDNN infers from x's C and w's C/G; the real data
 // types (16-bit inputs, f16/bf16/f32 output) and f32 compute. So nothing is
 // widened on the way in. A filter in another layout is never described to
 // cuDNN by its strides: it is permuted on the device, into the workspace
@@ -125,8 +126,8 @@ private:
   };
   // direction, in/graph-output types, layouts as the graph sees them (the
   // filter always in the activations' own), sizes, padding, stride,
-  // dilation, pointer alignment, alpha and beta bit patterns.
-  using Key = std::array<int64_t, 21>;
+  // dilation, groups, pointer alignment, alpha and beta bit patterns.
+  using Key = std::array<int64_t, 22>;
 
   /// `p` as the graph sees it: the filter in the activations' layout.
   std::unique_ptr<Plan> build(cudnnHandle_t handle, ConvDirection dir,

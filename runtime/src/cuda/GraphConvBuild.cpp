@@ -166,9 +166,12 @@ bool makeGraph(cudnnHandle_t handle, ConvDirection dir, const ConvProblem &p,
   const amp_rt_conv2d_desc &d = p.desc;
   const bool nhwc = d.layout == AMP_RT_NHWC;
   // Dimensions in the graph API's order, strides from the storage layout.
+  // A grouped convolution has no group-count attribute: cuDNN infers
+  // G = C / (the filter's C) from x's and w's dimensions, so w is
+  // [K, C/G, R, S].
   const std::array<int64_t, 4> xDims = {d.N, d.C, d.H, d.W},
                                yDims = {d.N, d.K, p.P, p.Q},
-                               wDims = {d.K, d.C, d.R, d.S};
+                               wDims = {d.K, filterChannels(d), d.R, d.S};
   const std::array<int64_t, 4> xStrides =
       nhwc ? std::array<int64_t, 4>{d.H * d.W * d.C, 1, d.W * d.C, d.C}
            : std::array<int64_t, 4>{d.C * d.H * d.W, d.H * d.W, d.W, 1};

@@ -59,9 +59,10 @@ struct ConvDesc {
 amp_rt_status checkIntRange(const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
   const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
-                wN = d.K * d.C * d.R * d.S;
-  for (int64_t n : {xN, yN, wN, d.N, d.C, d.H, d.W, d.K, d.R, d.S, p.P, p.Q,
-                    d.pad_h, d.pad_w, d.stride_h, d.stride_w, d.dil_h, d.dil_w})
+                wN = filterCount(d);
+  for (int64_t n :
+       {xN, yN, wN, d.N, d.C, d.H, d.W, d.K, d.R, d.S, p.P, p.Q, d.pad_h,
+        d.pad_w, d.stride_h, d.stride_w, d.dil_h, d.dil_w, groupCount(d)})
     if (n > INT_MAX)
       return fail(AMP_RT_ERROR_UNSUPPORTED,
                   "cuDNN convolution: a size or tensor of more than 2^31-1 "
@@ -79,7 +80,7 @@ struct Operands {
 Operands describeOperands(ConvDirection dir, const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
   const int64_t xN = d.N * d.C * d.H * d.W, yN = d.N * d.K * p.P * p.Q,
-                wN = d.K * d.C * d.R * d.S;
+                wN = filterCount(d);
   switch (dir) {
   case ConvDirection::Forward:
     return {{xN, wN, yN}, {false, true, false}};
@@ -92,7 +93,8 @@ Operands describeOperands(ConvDirection dir, const ConvProblem &p) {
 }
 
 /// The filter's layout against the one cuDNN takes for the data layout
-/// (KRSC for NHWC, KCRS for NCHW), and the strided copies between them.
+/// (KRSC for NHWC, KCRS for NCHW), and the strided copies between them. Its
+/// c dimension is the filter's C / groups input channels.
 struct FilterPermutation {
   int64_t sizes[4];
   std::array<int64_t, 4> user, native;
@@ -101,7 +103,7 @@ struct FilterPermutation {
   static FilterPermutation of(const amp_rt_conv2d_desc &d) {
     const amp_rt_filter_layout native =
         d.layout == AMP_RT_NHWC ? AMP_RT_FILTER_KRSC : AMP_RT_FILTER_KCRS;
-    return {{d.K, d.C, d.R, d.S},
+    return {{d.K, filterChannels(d), d.R, d.S},
             filterStrides(d.filter_layout, d),
             filterStrides(native, d),
             d.filter_layout != native};
@@ -170,14 +172,19 @@ amp_rt_status makeDescriptors(const ConvProblem &p, cudnnDataType_t type,
   CUDNN_CHECK(cudnnSetTensor4dDescriptor(out.y.d, format, type, int(d.N),
                                          int(d.K), int(p.P), int(p.Q)),
               "cudnnSetTensor4dDescriptor(y)");
+  // Grouped: the filter has C / groups input channels, and the convolution
+  // descriptor carries the group count.
   CUDNN_CHECK(cudnnSetFilter4dDescriptor(out.w.d, type, format, int(d.K),
-                                         int(d.C), int(d.R), int(d.S)),
+                                         int(filterChannels(d)), int(d.R),
+                                         int(d.S)),
               "cudnnSetFilter4dDescriptor");
   CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
                   out.conv.d, int(d.pad_h), int(d.pad_w), int(d.stride_h),
                   int(d.stride_w), int(d.dil_h), int(d.dil_w),
                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
               "cudnnSetConvolution2dDescriptor");
+  CUDNN_CHECK(cudnnSetConvolutionGroupCount(out.conv.d, int(groupCount(d))),
+              "cudnnSetConvolutionGroupCount");
   CUDNN_CHECK(cudnnSetConvolutionMathType(
                   out.conv.d, exactF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
               "cudnnSetConvolutionMathType");
@@ -222,11 +229,11 @@ amp_rt_status LegacyConv::chooseAlgo(cudnnHandle_t cudnn, ConvDirection dir,
                                      cudnnConvolutionDescriptor_t conv,
                                      cudnnTensorDescriptor_t y, Algo &out) {
   const amp_rt_conv2d_desc &d = p.desc;
-  std::array<int64_t, 17> key = {
-      int64_t(dir), int64_t(type), d.layout, d.N,     d.H,     d.W,
-      d.C,          d.K,           d.R,      d.S,     d.pad_h, d.pad_w,
-      d.stride_h,   d.stride_w,    d.dil_h,  d.dil_w, 0};
-  key[16] = exactF32; // same cuDNN type, different math
+  std::array<int64_t, 18> key = {
+      int64_t(dir), int64_t(type), d.layout, d.N,     d.H,           d.W,
+      d.C,          d.K,           d.R,      d.S,     d.pad_h,       d.pad_w,
+      d.stride_h,   d.stride_w,    d.dil_h,  d.dil_w, groupCount(d), 0};
+  key[17] = exactF32; // same cuDNN type, different math
   auto it = algoCache.find(key);
   if (it != algoCache.end()) {
     out = it->second;

@@ -47,7 +47,9 @@ private:
                            cudnnConvolutionDescriptor_t conv,
                            cudnnTensorDescriptor_t y, Algo &out);
 
-  std::map<std::array<int64_t, 17>, Algo> algoCache;
+  /// Direction, type, layout, sizes, padding, stride, dilation, groups and
+  /// exact-f32 flag.
+  std::map<std::array<int64_t, 18>, Algo> algoCache;
 };
 
 } // namespace cuda
