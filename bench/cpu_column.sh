@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every CPU benchmark of docs/performance.md and docs/downstream.md in one
 # run, for one column of their tables: the CPU named first, then the GEMMs,
-# the convolutions, the training steps, the resnet18 forward and IREE, each
+# the convolutions, the training steps, the resnet18 and mobilenet_v2
+# forwards and IREE, each
 # output kept in OUT, and the goal lines of all of them at the end.
 #
-#   bench/cpu_column.sh [--quick] [--only=gemm,conv,steps,resnet18,iree] [OUT]
+#   bench/cpu_column.sh [--quick] [--only=gemm,conv,steps,resnet18,mobilenet,iree] [OUT]
 #
 # OUT defaults to build/cpu-column/<cpu family>-<UTC time>. --quick runs
 # the short variants (to check the setup, not for figures). The resnet18
@@ -19,7 +20,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 
 quick=()
-only=gemm,conv,steps,resnet18,iree
+only=gemm,conv,steps,resnet18,mobilenet,iree
 out=
 for arg in "$@"; do
   case $arg in
@@ -31,9 +32,9 @@ for arg in "$@"; do
 done
 for name in ${only//,/ }; do
   case $name in
-  gemm | conv | steps | resnet18 | iree) ;;
+  gemm | conv | steps | resnet18 | mobilenet | iree) ;;
   *) echo "cpu_column: unknown benchmark '$name' in --only" \
-       "(expected gemm, conv, steps, resnet18, iree)" >&2; exit 2 ;;
+       "(expected gemm, conv, steps, resnet18, mobilenet, iree)" >&2; exit 2 ;;
   esac
 done
 
@@ -89,6 +90,13 @@ if wanted resnet18; then
     run resnet18 "$root/bench/resnet18_forward.sh" --f16
   else
     skip resnet18 "no torch venv: scripts/setup-torch.sh"
+  fi
+fi
+if wanted mobilenet; then
+  if have_torch; then
+    run mobilenet "$root/bench/resnet18_forward.sh" --model=mobilenet_v2
+  else
+    skip mobilenet "no torch venv: scripts/setup-torch.sh"
   fi
 fi
 if wanted iree; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """resnet18 forward through the lowering pipeline: f32 vs AMP bf16 (and f16),
 with PyTorch eager f32 and autocast bf16 on the same CPU and batch
-(docs/performance.md).
+(docs/performance.md). --model=NAME times another torchvision classifier
+the same way (mobilenet_v2: depthwise convolutions).
 
 torchvision's resnet18 (eval mode, random weights) is exported with
 scripts/torch-to-amp.py (weights and batch-norm statistics as arguments,
@@ -35,7 +36,7 @@ TORCH_SNIPPET = r"""
 import sys, time, torch, torchvision
 torch.set_num_threads(int(sys.argv[1]))
 batch, calls = int(sys.argv[2]), int(sys.argv[3])
-m = torchvision.models.resnet18().eval()
+m = getattr(torchvision.models, sys.argv[4])().eval()
 x = torch.randn(batch, 3, 224, 224)
 def median_ms(f):
     f(); f()
@@ -101,6 +102,8 @@ def run(cmd, **kw):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True)
+    ap.add_argument("--model", default="resnet18",
+                    help="torchvision classifier (default resnet18)")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--bench-steps", type=int, default=10)
@@ -121,11 +124,12 @@ def main():
     threads = os.environ.get("OMP_NUM_THREADS", "2")
     opt = os.path.join(args.build, "bin", "amp-opt")
     amp_run = os.path.join(args.build, "bin", "amp-run")
-    tmp = args.keep or tempfile.mkdtemp(prefix="amp-resnet18-")
+    model = args.model
+    tmp = args.keep or tempfile.mkdtemp(prefix="amp-%s-" % model)
     os.makedirs(tmp, exist_ok=True)
-    export = os.path.join(tmp, "resnet18-b%d.mlir" % args.batch)
+    export = os.path.join(tmp, "%s-b%d.mlir" % (model, args.batch))
     run([args.torch_python, os.path.join(ROOT, "scripts", "torch-to-amp.py"),
-         "resnet18", "--batch", str(args.batch), "-o", export])
+         model, "--batch", str(args.batch), "-o", export])
     variants = {"f32": None, "bf16": "mode=bf16"}
     if args.f16:
         variants["f16"] = "mode=f16"
@@ -135,7 +139,7 @@ def main():
         if amp:
             fwd = os.path.join(tmp, "forward.%s.mlir" % name)
             run([opt, export, "--amp=" + amp, "-o", fwd])
-        files[name] = os.path.join(tmp, "resnet18.%s.mlir" % name)
+        files[name] = os.path.join(tmp, "%s.%s.mlir" % (model, name))
         add_bench_step(fwd, files[name])
 
     best = {}
@@ -149,7 +153,7 @@ def main():
                        .group(1))
             best[name] = min(best.get(name, ms), ms)
     torch_out = run([args.torch_python, "-c", TORCH_SNIPPET, threads,
-                     str(args.batch), str(args.bench_steps)])
+                     str(args.batch), str(args.bench_steps), model])
     torch_ms = dict((k, float(v)) for k, v in
                     re.findall(r"torch (\w+) ([0-9.]+)", torch_out))
 
@@ -157,9 +161,9 @@ def main():
     print("CPU: %s (cpu family %s, avx512_bf16 %s), %s threads, load %s"
           % (cpu["model"], cpu["family"], "yes" if cpu["bf16"] else "no",
              threads, load_avg()))
-    print("resnet18 batch %d forward (NCHW, eval batch norm), amp-run --fast, "
+    print("%s batch %d forward (NCHW, eval batch norm), amp-run --fast, "
           "best of %d rounds of %d calls (median)"
-          % (args.batch, args.rounds, args.bench_steps))
+          % (model, args.batch, args.rounds, args.bench_steps))
     print("%-22s %10s %12s" % ("", "ms", "vs f32"))
     for name in files:
         print("%-22s %10.2f %11.2fx" % ("amp-run " + name, best[name],

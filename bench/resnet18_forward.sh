@@ -4,8 +4,11 @@
 # next to PyTorch eager f32 and autocast bf16 (bench/resnet18_forward.py).
 # Needs the torch venv of scripts/setup-torch.sh for the export.
 #
-#   bench/resnet18_forward.sh [--batch=8] [--rounds=3] [--bench-steps=10]
-#                             [--f16] [--torch-python=PY] [--keep=DIR]
+#   bench/resnet18_forward.sh [--model=resnet18] [--batch=8] [--rounds=3]
+#                             [--bench-steps=10] [--f16] [--torch-python=PY]
+#                             [--keep=DIR]
+#
+# --model=mobilenet_v2 (any torchvision classifier) times that model instead.
 #
 # BENCH_THREADS (default 2), AMP_BUILD_DIR (default build); never inherits
 # OPENBLAS_CORETYPE (bench/bench_env.sh). See docs/performance.md.

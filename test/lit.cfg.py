@@ -66,6 +66,14 @@ if os.path.isfile(amp_rt_lib):
     config.available_features.add("amp-runtime")
 config.substitutions.append(("%amp_rt_lib", amp_rt_lib))
 
+# The runtime's gtest binary (test/Unit runs all of it): feature
+# `amp-runtime-unittests` and `%amp_runtime_unittests`, for tests that rerun
+# some of its cases under another environment.
+rt_unittests = os.path.join(config.amp_tools_dir, "AMPRuntimeUnitTests")
+if os.path.isfile(rt_unittests):
+    config.available_features.add("amp-runtime-unittests")
+config.substitutions.append(("%amp_runtime_unittests", rt_unittests))
+
 # The PyTorch export path (scripts/setup-torch.sh: torch, torchvision and
 # torch-mlir in a venv, 6 GB, not installed by CI): feature `torch`,
 # `%torch_python`. Found as $AMP_TORCH_VENV or ~/.venvs/amp-torch.

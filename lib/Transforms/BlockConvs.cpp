@@ -1,7 +1,8 @@
 //===- BlockConvs.cpp - The amp-block-convs pass --------------------------===//
 //
 // Keeps the activations of NCHW convolution chains in oneDNN's nChw16c
-// layout: each linalg.conv_2d_nchw_fchw becomes a linalg.generic on
+// layout: each linalg.conv_2d_nchw_fchw (and depthwise_conv_2d_nchw_chw)
+// becomes a linalg.generic on
 // channel-blocked tensors between a linalg.pack and a linalg.unpack, and
 // upstream's data-layout propagation moves those through the elementwise
 // ops in between until they cancel.
@@ -18,6 +19,8 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <type_traits>
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_BLOCKCONVSPASS
@@ -48,17 +51,45 @@ SmallVector<utils::IteratorType> mlir::amp::getBlockedConvIteratorTypes() {
   return types;
 }
 
-SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op) {
+SmallVector<AffineMap> mlir::amp::getBlockedDepthwiseConvIndexingMaps(
+    MLIRContext *context, ArrayRef<int64_t> stridesAndDilations) {
+  AffineExpr n, cb, p, q, ci, r, s;
+  bindDims(context, n, cb, p, q, ci, r, s);
+  int64_t sh = stridesAndDilations[0], sw = stridesAndDilations[1],
+          dh = stridesAndDilations[2], dw = stridesAndDilations[3];
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(7, 0, results, context);
+  };
+  return {map({n, cb, p * sh + r * dh, q * sw + s * dw, ci}),
+          map({cb * kChannelBlock + ci, r, s}), map({n, cb, p, q, ci})};
+}
+
+SmallVector<utils::IteratorType>
+mlir::amp::getBlockedDepthwiseConvIteratorTypes() {
+  SmallVector<utils::IteratorType> types(5, utils::IteratorType::parallel);
+  types.append(2, utils::IteratorType::reduction);
+  return types;
+}
+
+SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
+                                                 bool *depthwise) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kBlockedConvAttrName);
   if (!generic || !attr || attr.size() != 4 || generic.getNumDpsInputs() != 2 ||
       generic.getNumDpsInits() != 1)
     return {};
   SmallVector<int64_t> scalars(attr.asArrayRef());
-  if (llvm::any_of(scalars, [](int64_t v) { return v < 1; }) ||
-      generic.getIndexingMapsArray() !=
-          getBlockedConvIndexingMaps(op->getContext(), scalars) ||
-      generic.getIteratorTypesArray() != getBlockedConvIteratorTypes())
+  if (llvm::any_of(scalars, [](int64_t v) { return v < 1; }))
+    return {};
+  MLIRContext *context = op->getContext();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  bool dense = maps == getBlockedConvIndexingMaps(context, scalars) &&
+               iterators == getBlockedConvIteratorTypes();
+  bool perChannel =
+      maps == getBlockedDepthwiseConvIndexingMaps(context, scalars) &&
+      iterators == getBlockedDepthwiseConvIteratorTypes();
+  if (!dense && !perChannel)
     return {};
   auto blocked = [](Value v) {
     auto type = dyn_cast<ShapedType>(v.getType());
@@ -66,8 +97,10 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op) {
   };
   auto filter = dyn_cast<ShapedType>(op->getOperand(1).getType());
   if (!blocked(op->getOperand(0)) || !blocked(op->getOperand(2)) || !filter ||
-      filter.getRank() != 4)
+      filter.getRank() != (dense ? 4 : 3))
     return {};
+  if (depthwise)
+    *depthwise = perChannel;
   auto mulAdd = [](Operation *first, Operation *second) {
     return isa<arith::MulFOp>(first) && isa<arith::AddFOp>(second);
   };
@@ -86,11 +119,14 @@ Value packChannels(OpBuilder &b, Location loc, Value value) {
   return linalg::PackOp::create(b, loc, value, dest, {1}, tiles).getResult();
 }
 
-/// conv_2d_nchw_fchw(x, w) into y  ->  unpack(generic(pack(x), w, pack(y))).
-struct BlockConv final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// conv_2d_nchw_fchw(x, w) into y  ->  unpack(generic(pack(x), w, pack(y))),
+/// and likewise depthwise_conv_2d_nchw_chw (the filter stays CHW).
+template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
+  using OpRewritePattern<ConvOp>::OpRewritePattern;
+  static constexpr bool kDepthwise =
+      std::is_same_v<ConvOp, linalg::DepthwiseConv2DNchwChwOp>;
 
-  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+  LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return rewriter.notifyMatchFailure(op, "not on tensors");
@@ -103,22 +139,26 @@ struct BlockConv final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
     // A filter larger than the output is a weight gradient written as a
     // convolution; libamp_rt runs those as oneDNN's backward-weights on the
-    // plain tensors.
-    if (w.getDimSize(2) * w.getDimSize(3) > y.getDimSize(2) * y.getDimSize(3))
+    // plain tensors. (Autodiff writes no depthwise one that way.)
+    if (!kDepthwise &&
+        w.getDimSize(2) * w.getDimSize(3) > y.getDimSize(2) * y.getDimSize(3))
       return rewriter.notifyMatchFailure(op, "a weight gradient");
     SmallVector<int64_t> scalars;
-    for (int64_t v : op.getStrides().getValues<int64_t>())
+    for (int64_t v : op.getStrides().template getValues<int64_t>())
       scalars.push_back(v);
-    for (int64_t v : op.getDilations().getValues<int64_t>())
+    for (int64_t v : op.getDilations().template getValues<int64_t>())
       scalars.push_back(v);
     Location loc = op.getLoc();
     Value input = packChannels(rewriter, loc, op.getInputs()[0]);
     Value init = packChannels(rewriter, loc, op.getOutputs()[0]);
+    MLIRContext *context = rewriter.getContext();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), ValueRange{input, op.getInputs()[1]},
         ValueRange{init},
-        getBlockedConvIndexingMaps(rewriter.getContext(), scalars),
-        getBlockedConvIteratorTypes());
+        kDepthwise ? getBlockedDepthwiseConvIndexingMaps(context, scalars)
+                   : getBlockedConvIndexingMaps(context, scalars),
+        kDepthwise ? getBlockedDepthwiseConvIteratorTypes()
+                   : getBlockedConvIteratorTypes());
     // The convolution's own body: its block arguments are the elements of
     // the input, the filter and the output, as the generic's are.
     rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
@@ -153,7 +193,8 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
     Operation *root = getOperation();
     {
       RewritePatternSet patterns(context);
-      patterns.add<BlockConv>(context);
+      patterns.add<BlockConv<linalg::Conv2DNchwFchwOp>,
+                   BlockConv<linalg::DepthwiseConv2DNchwChwOp>>(context);
       walkAndApplyPatterns(root, std::move(patterns));
     }
     // Move the packs and unpacks across the elementwise ops, pads and

@@ -372,6 +372,19 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *       i64, i64, i64, i64)  // strideH, strideW, dilationH, dilationW
  *       attributes {llvm.emit_c_interface}
  *
+ *   func.func private @amp_rt_depthwise_conv2d_nchw_chw_f16_f32(
+ *       memref<?x?x?x?xf16, strided<[?, ?, ?, ?], offset: ?>>,  // I: NxCxHxW
+ *       memref<?x?x?xf16, strided<[?, ?, ?], offset: ?>>,        // F: CxKHxKW
+ *       memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>,  // O: NxCxOHxOW
+ *       i64, i64, i64, i64)  // strideH, strideW, dilationH, dilationW
+ *       attributes {llvm.emit_c_interface}
+ *
+ *   (and amp_rt_depthwise_conv2d_nhwc_hwc_*: I NxHxWxC, F KHxKWxC, O
+ *   NxOHxOWxC: linalg.depthwise_conv_2d_nhwc_hwc)
+ *
+ *   (and amp_rt_depthwise_conv2d_nchw16c_chw_*: I and O blocked as below,
+ *   F CxKHxKW: linalg.depthwise_conv_2d_nchw_chw after amp-block-convs)
+ *
  * The nchw16c form is linalg.conv_2d_nchw_fchw on activations blocked by 16
  * channels (x[n][c/16][h][w][c%16], oneDNN's nChw16c), as
  * amp-block-convs writes it: oneDNN's convolutions read and write that
@@ -441,6 +454,18 @@ AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
   AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(   \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##SUFFIX(      \
+          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##SUFFIX(      \
+          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##SUFFIX(   \
+          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
   AMP_RT_API void                                                              \
       _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##SUFFIX(            \
           amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \

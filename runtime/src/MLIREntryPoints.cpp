@@ -8,6 +8,7 @@
 
 #include "Frontend.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,12 +103,14 @@ amp_rt_status batchMatmul(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
 }
 
 /// linalg.conv_2d_nhwc_hwcf (nhwc = true) or linalg.conv_2d_nchw_fchw:
-/// O += conv(I, F) without padding, output shape taken from O.
+/// O += conv(I, F) without padding, output shape taken from O. With
+/// `groups` > 1, F has C / groups input channels (the depthwise entry
+/// points pass their 3-D filters as such 4-D views).
 amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
                      amp_rt_dtype out, const amp_rt_memref_4d *I,
                      const amp_rt_memref_4d *F, const amp_rt_memref_4d *O,
-                     int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                     float beta) {
+                     int64_t sh, int64_t sw, int64_t dh, int64_t dw, float beta,
+                     int64_t groups = 1) {
   TensorView vi, vf, vo;
   amp_rt_status s;
   if ((s = viewOf<amp_rt_memref_4d, 4>(fn, "I", I, in, vi)) ||
@@ -130,7 +133,7 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
           K = vf.sizes[fF];
   int64_t ON = vo.sizes[0], OH = vo.sizes[oH], OW = vo.sizes[oW],
           OK = vo.sizes[oF];
-  if (ON != N || FC != C || OK != K)
+  if (ON != N || FC * groups != C || OK != K)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
                 "%s: shapes do not match: I has batch %lld and %lld channels, "
                 "F has %lld input and %lld output channels, O has batch %lld "
@@ -173,6 +176,7 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
   d.stride_w = sw;
   d.dil_h = dh;
   d.dil_w = dw;
+  d.groups = groups;
   ConvProblem p;
   if ((s = makeConvProblem(fn, &d, p)))
     return s;
@@ -180,6 +184,34 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
     return fail(AMP_RT_ERROR_INTERNAL, "%s: output size mismatch", fn);
   return convViews(fn, ConvDirection::Forward, p, in, out, 1.0f, vi, vf, beta,
                    vo);
+}
+
+/// linalg.depthwise_conv_2d_nhwc_hwc (nhwc = true, F: KH x KW x C) or
+/// linalg.depthwise_conv_2d_nchw_chw (F: C x KH x KW): O += the convolution
+/// of each channel with its own filter, a grouped convolution with groups =
+/// C whose filter is the 4-D view KH x KW x 1 x C (RSCK) or C x 1 x KH x KW
+/// (KCRS) of F.
+amp_rt_status depthwiseConv2d(const char *fn, bool nhwc, amp_rt_dtype in,
+                              amp_rt_dtype out, const amp_rt_memref_4d *I,
+                              const amp_rt_memref_3d *F,
+                              const amp_rt_memref_4d *O, int64_t sh, int64_t sw,
+                              int64_t dh, int64_t dw, float beta) {
+  if (!I || !F || !O)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  const int fC = nhwc ? 2 : 0, iC = nhwc ? 3 : 1;
+  if (F->sizes[fC] != I->sizes[iC])
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has %lld channels, F %lld", fn,
+                (long long)I->sizes[iC], (long long)F->sizes[fC]);
+  amp_rt_memref_4d f4{F->allocated, F->aligned, F->offset, {}, {}};
+  // The unit input-channel dimension goes where RSCK / KCRS have C.
+  const int unit = nhwc ? 2 : 1;
+  for (int i = 0, j = 0; i < 4; ++i) {
+    f4.sizes[i] = i == unit ? 1 : F->sizes[j];
+    f4.strides[i] = i == unit ? 0 : F->strides[j++];
+  }
+  return conv2d(fn, nhwc, in, out, I, &f4, O, sh, sw, dh, dw, beta,
+                std::max<int64_t>(1, I->sizes[iC]));
 }
 
 /// Copies between a blocked memref (N x C/16 x H x W x 16, any strides) and
@@ -233,7 +265,8 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                             const amp_rt_memref_5d *I,
                             const amp_rt_memref_4d *F,
                             const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
-                            int64_t dh, int64_t dw, float beta) {
+                            int64_t dh, int64_t dw, float beta,
+                            int64_t groups = 1) {
   if (!I || !O || !F)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
   for (const amp_rt_memref_5d *m : {I, O}) {
@@ -262,13 +295,15 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                (H - (F->sizes[2] - 1) * dh - 1) / sh + 1 == OH &&
                (W - (F->sizes[3] - 1) * dw - 1) / sw + 1 == OW;
   if (exact && isDense(I) && isDense(O) && N == O->sizes[0] &&
-      F->sizes[0] == K && F->sizes[1] == C && N > 0 && OH > 0 && OW > 0) {
+      F->sizes[0] == K && F->sizes[1] * groups == C && N > 0 && OH > 0 &&
+      OW > 0) {
     amp_rt_conv2d_desc d{};
     d.layout = AMP_RT_NCHW;
     d.filter_layout = AMP_RT_FILTER_KCRS;
     d.N = N, d.H = H, d.W = W, d.C = C, d.K = K;
     d.R = F->sizes[2], d.S = F->sizes[3];
     d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+    d.groups = groups;
     ConvProblem p;
     TensorView vf;
     amp_rt_status s;
@@ -291,12 +326,40 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
       x.data(), x.data(), 0, {N, C, H, W}, {C * H * W, H * W, W, 1}};
   amp_rt_memref_4d yo{
       y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
-  amp_rt_status s =
-      conv2d(fn, /*nhwc=*/false, in, out, &xi, F, &yo, sh, sw, dh, dw, beta);
+  amp_rt_status s = conv2d(fn, /*nhwc=*/false, in, out, &xi, F, &yo, sh, sw, dh,
+                           dw, beta, groups);
   if (s != AMP_RT_SUCCESS)
     return s;
   copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
   return AMP_RT_SUCCESS;
+}
+
+/// The C x KH x KW filter of a depthwise convolution as the KCRS filter
+/// C x 1 x KH x KW of a grouped one (groups = C).
+amp_rt_memref_4d depthwiseFilterAsKcrs(const amp_rt_memref_3d *F) {
+  return {F->allocated,
+          F->aligned,
+          F->offset,
+          {F->sizes[0], 1, F->sizes[1], F->sizes[2]},
+          {F->strides[0], 0, F->strides[1], F->strides[2]}};
+}
+
+/// linalg.depthwise_conv_2d_nchw_chw on activations blocked by 16 channels
+/// (amp-block-convs): a grouped conv2dBlocked with groups = C.
+amp_rt_status
+depthwiseConv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                       const amp_rt_memref_5d *I, const amp_rt_memref_3d *F,
+                       const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                       int64_t dh, int64_t dw, float beta) {
+  if (!I || !F || !O)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  if (F->sizes[0] != I->sizes[1] * 16)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has %lld channels, F %lld", fn,
+                (long long)(I->sizes[1] * 16), (long long)F->sizes[0]);
+  amp_rt_memref_4d f4 = depthwiseFilterAsKcrs(F);
+  return conv2dBlocked(fn, in, out, I, &f4, O, sh, sw, dh, dw, beta,
+                       std::max<int64_t>(1, F->sizes[0]));
 }
 
 } // namespace
@@ -304,67 +367,110 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
 // Each op has two entry points: `..._IN_OUT` accumulates into the output
 // (C += A B, what the linalg op does), `..._IN_OUT_overwrite` overwrites it
 // (C = A B): amp-lower-to-runtime calls it instead of zero-filling C first.
-#define AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(IN, OUT, IN_T, OUT_T)              \
-  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                                \
-      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
-      int32_t transA, int32_t transB) {                                        \
-    report(matmul("amp_rt_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, C, transA, \
-                  transB, 1.0f));                                              \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(                    \
-      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
-      int32_t transA, int32_t transB) {                                        \
-    report(matmul("amp_rt_matmul_" #IN "_" #OUT "_overwrite", IN_T, OUT_T, A,  \
-                  B, C, transA, transB, 0.0f));                                \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(                          \
-      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
-      int32_t transA, int32_t transB) {                                        \
-    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, \
-                       C, transA, transB, 1.0f));                              \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(              \
-      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
-      int32_t transA, int32_t transB) {                                        \
-    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT "_overwrite", IN_T, \
-                       OUT_T, A, B, C, transA, transB, 0.0f));                 \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(                      \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT, true, IN_T, OUT_T,  \
-                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));               \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##_overwrite(          \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT "_overwrite", true,  \
-                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));  \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(                      \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT, false, IN_T, OUT_T, \
-                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));               \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##_overwrite(          \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false, \
-                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));  \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                   \
-      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2dBlocked("amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT, IN_T,     \
-                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f)); \
-  }                                                                            \
-  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(       \
-      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2dBlocked(                                                      \
-        "amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,  \
-        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                         \
+#define AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(IN, OUT, IN_T, OUT_T)                \
+  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                                  \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,             \
+      int32_t transA, int32_t transB) {                                          \
+    report(matmul("amp_rt_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, C, transA,   \
+                  transB, 1.0f));                                                \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(                      \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,             \
+      int32_t transA, int32_t transB) {                                          \
+    report(matmul("amp_rt_matmul_" #IN "_" #OUT "_overwrite", IN_T, OUT_T, A,    \
+                  B, C, transA, transB, 0.0f));                                  \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(                            \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,             \
+      int32_t transA, int32_t transB) {                                          \
+    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B,   \
+                       C, transA, transB, 1.0f));                                \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(                \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,             \
+      int32_t transA, int32_t transB) {                                          \
+    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT "_overwrite", IN_T,   \
+                       OUT_T, A, B, C, transA, transB, 0.0f));                   \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(                        \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT, true, IN_T, OUT_T,    \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                 \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##_overwrite(            \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT "_overwrite", true,    \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));    \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(                        \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT, false, IN_T, OUT_T,   \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                 \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##_overwrite(            \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false,   \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));    \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT(               \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT,     \
+                           true, IN_T, OUT_T, I, F, O, strideH, strideW, dilH,   \
+                           dilW, 1.0f));                                         \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##_overwrite(   \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(depthwiseConv2d(                                                      \
+        "amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT "_overwrite", true,     \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));              \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT(               \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT,     \
+                           false, IN_T, OUT_T, I, F, O, strideH, strideW,        \
+                           dilH, dilW, 1.0f));                                   \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##_overwrite(   \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(depthwiseConv2d(                                                      \
+        "amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT "_overwrite", false,    \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));              \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT(            \
+      amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(depthwiseConv2dBlocked(                                               \
+        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT, IN_T, OUT_T, I,     \
+        F, O, strideH, strideW, dilH, dilW, 1.0f));                              \
+  }                                                                              \
+  void                                                                           \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##_overwrite( \
+          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,         \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {        \
+    report(depthwiseConv2dBlocked(                                               \
+        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT "_overwrite",        \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));              \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                     \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2dBlocked("amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT, IN_T,       \
+                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));   \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(         \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2dBlocked(                                                        \
+        "amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,    \
+        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                           \
   }
 
 extern "C" {

@@ -74,6 +74,38 @@ func.func @strided_dilated(%x: tensor<1x16x9x9xf32>, %w: tensor<16x16x3x2xf32>,
 
 // -----
 
+// Depthwise convolutions: over (n, cb, p, q, ci, r, s), the filter CHW read
+// at (cb * 16 + ci, r, s); two in a row stay blocked between them (the
+// second's 3x3 filter is larger than its 1x1 output, which for a dense
+// convolution would mean a weight gradient). A depthwise convolution on 8
+// channels is left alone.
+// CHECK-DAG:   #[[DIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// CHECK-DAG:   #[[DF:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1 * 16 + d4, d5, d6)>
+// CHECK-DAG:   #[[DOUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @depthwise(
+// CHECK:       %[[D1:.+]] = linalg.generic {indexing_maps = [#[[DIN]], #[[DF]], #[[DOUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%{{.+}}, %{{.+}} : tensor<2x2x9x9x16xf32>, tensor<32x3x3xf32>) outs(%{{.+}} : tensor<2x2x4x4x16xf32>) attrs = {amp.blocked_conv = array<i64: 2, 2, 1, 1>}
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       linalg.generic {indexing_maps = [#[[DIN]], #[[DF]], #[[DOUT]]], {{.*}} ins(%[[D1]], %{{.+}} : tensor<2x2x4x4x16xf32>, tensor<32x3x3xf32>) {{.*}} attrs = {amp.blocked_conv = array<i64: 2, 2, 1, 1>}
+// CHECK:       tensor.collapse_shape
+// CHECK:       linalg.depthwise_conv_2d_nchw_chw
+// CHECK-SAME:    tensor<1x8x6x6xf32>
+func.func @depthwise(%x: tensor<2x32x9x9xf32>, %w: tensor<32x3x3xf32>, %y: tensor<2x32x4x4xf32>,
+                     %y2: tensor<2x32x1x1xf32>, %x8: tensor<1x8x6x6xf32>, %w8: tensor<8x3x3xf32>,
+                     %y8: tensor<1x8x4x4xf32>) -> (tensor<2x32x1x1xf32>, tensor<1x8x4x4xf32>) {
+  %a = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x32x9x9xf32>, tensor<32x3x3xf32>) outs(%y : tensor<2x32x4x4xf32>) -> tensor<2x32x4x4xf32>
+  %b = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%a, %w : tensor<2x32x4x4xf32>, tensor<32x3x3xf32>) outs(%y2 : tensor<2x32x1x1xf32>) -> tensor<2x32x1x1xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x8, %w8 : tensor<1x8x6x6xf32>, tensor<8x3x3xf32>) outs(%y8 : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %b, %c : tensor<2x32x1x1xf32>, tensor<1x8x4x4xf32>
+}
+
+// -----
+
 // Left alone: 3 input channels (a stem on RGB), 8 output channels, a
 // weight gradient written as a convolution (its 6x6 filter is larger than
 // its 3x3 output), dynamic shapes, and NHWC.

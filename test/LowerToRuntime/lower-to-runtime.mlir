@@ -1,12 +1,12 @@
 // amp-lower-to-runtime replaces low-precision matmuls, batch_matmuls and 2-D
-// convolutions on memrefs by calls into libamp_rt, with every memref cast to
+// convolutions (depthwise too) on memrefs by calls into libamp_rt, with every memref cast to
 // the fully dynamic strided layout and each callee declared once.
 // RUN: amp-opt %s --split-input-file --amp-lower-to-runtime | FileCheck %s
 // Statistics.
 // RUN: amp-opt %s --amp-lower-to-runtime='stats=true' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=STATS
 // STATS:      amp-lower-to-runtime statistics:
-// STATS-NEXT:   14 ops-lowered
+// STATS-NEXT:   16 ops-lowered
 // STATS-NEXT:   2 ops-left
 
 // CHECK-LABEL: module
@@ -134,6 +134,34 @@ func.func @convs(%i: memref<1x11x12x3xf16>, %f: memref<3x2x3x8xf16>, %o: memref<
     ins(%i, %f : memref<1x11x12x3xf16>, memref<3x2x3x8xf16>) outs(%o : memref<1x5x4x8xf32>)
   linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
     ins(%i2, %f2 : memref<2x3x10x10xbf16>, memref<4x3x3x3xbf16>) outs(%o2 : memref<2x4x6x6xbf16>)
+  return
+}
+
+// -----
+
+// Depthwise convolutions (3-D filters): one grouped convolution per call.
+// CHECK-DAG:   func.func private @amp_rt_depthwise_conv2d_nchw_chw_bf16_f32(memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG:   func.func private @amp_rt_depthwise_conv2d_nhwc_hwc_f16_f16(memref<?x?x?x?xf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?xf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?x?xf16, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         memref.cast %{{.+}} : memref<32x3x3xbf16> to memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>
+// CHECK:         %[[SH:.+]] = arith.constant 2 : i64
+// CHECK:         %[[SW:.+]] = arith.constant 2 : i64
+// CHECK:         %[[DH:.+]] = arith.constant 1 : i64
+// CHECK:         %[[DW:.+]] = arith.constant 1 : i64
+// CHECK:         call @amp_rt_depthwise_conv2d_nchw_chw_bf16_f32(%{{.+}}, %{{.+}}, %{{.+}}, %[[SH]], %[[SW]], %[[DH]], %[[DW]])
+// CHECK:         memref.cast %{{.+}} : memref<3x3x16xf16> to memref<?x?x?xf16, strided<[?, ?, ?], offset: ?>>
+// CHECK:         %[[S1:.+]] = arith.constant 1 : i64
+// CHECK:         %[[S2:.+]] = arith.constant 1 : i64
+// CHECK:         %[[D1:.+]] = arith.constant 2 : i64
+// CHECK:         %[[D2:.+]] = arith.constant 2 : i64
+// CHECK:         call @amp_rt_depthwise_conv2d_nhwc_hwc_f16_f16(%{{.+}}, %{{.+}}, %{{.+}}, %[[S1]], %[[S2]], %[[D1]], %[[D2]])
+// CHECK-NOT:     linalg.depthwise
+func.func @depthwise(%i: memref<2x32x9x9xbf16>, %f: memref<32x3x3xbf16>, %o: memref<2x32x4x4xf32>,
+                     %i2: memref<1x10x10x16xf16>, %f2: memref<3x3x16xf16>, %o2: memref<1x6x6x16xf16>) {
+  linalg.depthwise_conv_2d_nchw_chw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%i, %f : memref<2x32x9x9xbf16>, memref<32x3x3xbf16>) outs(%o : memref<2x32x4x4xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwc {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+    ins(%i2, %f2 : memref<1x10x10x16xf16>, memref<3x3x16xf16>) outs(%o2 : memref<1x6x6x16xf16>)
   return
 }
 

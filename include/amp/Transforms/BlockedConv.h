@@ -1,9 +1,10 @@
 //===- BlockedConv.h - NCHW convolutions on nChw16c activations -*- C++ -*-===//
 //
-// amp-block-convs rewrites linalg.conv_2d_nchw_fchw as a linalg.generic on
-// activations blocked by 16 channels (oneDNN's nChw16c); amp-lower-to-runtime
-// recognises that generic by these maps and calls libamp_rt's
-// conv2d_nchw16c_fchw entry points.
+// amp-block-convs rewrites linalg.conv_2d_nchw_fchw and
+// linalg.depthwise_conv_2d_nchw_chw as linalg.generics on activations
+// blocked by 16 channels (oneDNN's nChw16c); amp-lower-to-runtime
+// recognises those generics by these maps and calls libamp_rt's
+// conv2d_nchw16c_fchw / depthwise_conv2d_nchw16c_chw entry points.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +36,22 @@ getBlockedConvIndexingMaps(MLIRContext *context,
 /// Five parallel loops, then four reductions.
 llvm::SmallVector<utils::IteratorType> getBlockedConvIteratorTypes();
 
+/// The same for linalg.depthwise_conv_2d_nchw_chw, over the loops (n, cb, p,
+/// q, ci, r, s): input (n, cb, p * sh + r * dh, q * sw + s * dw, ci), filter
+/// CHW (cb * 16 + ci, r, s), output (n, cb, p, q, ci).
+llvm::SmallVector<AffineMap> getBlockedDepthwiseConvIndexingMaps(
+    MLIRContext *context, llvm::ArrayRef<int64_t> stridesAndDilations);
+
+/// Five parallel loops, then two reductions.
+llvm::SmallVector<utils::IteratorType> getBlockedDepthwiseConvIteratorTypes();
+
 /// The strides and dilations of `op` if it is such a generic: the
-/// attribute, its maps and iterators, ranks 5 / 4 / 5 with 16 channels per
-/// block, and a multiply-accumulate body. Anything else: empty.
-llvm::SmallVector<int64_t> matchBlockedConv(Operation *op);
+/// attribute, the maps and iterators of one of the two forms, ranks 5 / 4 / 5
+/// (depthwise: 5 / 3 / 5) with 16 channels per block, and a
+/// multiply-accumulate body; `depthwise` (if given) says which form. Anything
+/// else: empty.
+llvm::SmallVector<int64_t> matchBlockedConv(Operation *op,
+                                            bool *depthwise = nullptr);
 
 } // namespace mlir::amp
 

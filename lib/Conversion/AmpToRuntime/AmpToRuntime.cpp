@@ -2,7 +2,8 @@
 //
 // After bufferization, amp-lower-to-runtime replaces low-precision
 // linalg.matmul / linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf /
-// linalg.conv_2d_nchw_fchw on memrefs (and, with include-f32, f32 ones too)
+// linalg.conv_2d_nchw_fchw / linalg.depthwise_conv_2d_{nhwc_hwc,nchw_chw}
+// on memrefs (and, with include-f32, f32 ones too)
 // by calls into libamp_rt (runtime/include/amp_rt.h). The entry points take
 // fully dynamic strided memrefs through the C interface
 // (`llvm.emit_c_interface`, so the runtime receives `_mlir_ciface_`
@@ -199,6 +200,7 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
   RuntimeCall call;
   MLIRContext *ctx = op.getContext();
   StringRef kind;
+  bool blockedDepthwise = false;
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
     kind = isa<linalg::MatmulOp>(op.getOperation()) ? "matmul" : "batch_matmul";
     FailureOr<std::pair<int64_t, int64_t>> trans = getTransposes(op, why);
@@ -216,9 +218,21 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
     kind = "conv2d_nchw_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars = getConvScalars(conv);
-  } else if (SmallVector<int64_t> scalars = matchBlockedConv(op);
+  } else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(
+                 op.getOperation())) {
+    kind = "depthwise_conv2d_nhwc_hwc";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars = getConvScalars(conv);
+  } else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(
+                 op.getOperation())) {
+    kind = "depthwise_conv2d_nchw_chw";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars = getConvScalars(conv);
+  } else if (SmallVector<int64_t> scalars =
+                 matchBlockedConv(op, &blockedDepthwise);
              !scalars.empty()) {
-    kind = "conv2d_nchw16c_fchw";
+    kind = blockedDepthwise ? "depthwise_conv2d_nchw16c_chw"
+                            : "conv2d_nchw16c_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars.assign(scalars.begin(), scalars.end());
   } else {
@@ -312,7 +326,8 @@ struct ContractionToRuntimeCall final
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(op));
     if (!(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-              linalg::Conv2DNchwFchwOp>(op.getOperation()) ||
+              linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNhwcHwcOp,
+              linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()) ||
           op->hasAttr(kBlockedConvAttrName)) ||
         !op.hasPureBufferSemantics() || !module)
       return rewriter.notifyMatchFailure(op, "not a runtime candidate");
