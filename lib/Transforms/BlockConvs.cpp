@@ -71,8 +71,28 @@ mlir::amp::getBlockedDepthwiseConvIteratorTypes() {
   return types;
 }
 
+SmallVector<AffineMap> mlir::amp::getPlainInputBlockedConvIndexingMaps(
+    MLIRContext *context, ArrayRef<int64_t> stridesAndDilations) {
+  AffineExpr n, kb, p, q, ki, c, r, s;
+  bindDims(context, n, kb, p, q, ki, c, r, s);
+  int64_t sh = stridesAndDilations[0], sw = stridesAndDilations[1],
+          dh = stridesAndDilations[2], dw = stridesAndDilations[3];
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(8, 0, results, context);
+  };
+  return {map({n, c, p * sh + r * dh, q * sw + s * dw}),
+          map({kb * kChannelBlock + ki, c, r, s}), map({n, kb, p, q, ki})};
+}
+
+SmallVector<utils::IteratorType>
+mlir::amp::getPlainInputBlockedConvIteratorTypes() {
+  SmallVector<utils::IteratorType> types(5, utils::IteratorType::parallel);
+  types.append(3, utils::IteratorType::reduction);
+  return types;
+}
+
 SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
-                                                 bool *depthwise) {
+                                                 BlockedConvForm *form) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kBlockedConvAttrName);
   if (!generic || !attr || attr.size() != 4 || generic.getNumDpsInputs() != 2 ||
@@ -84,28 +104,39 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
   MLIRContext *context = op->getContext();
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
-  bool dense = maps == getBlockedConvIndexingMaps(context, scalars) &&
-               iterators == getBlockedConvIteratorTypes();
-  bool perChannel =
-      maps == getBlockedDepthwiseConvIndexingMaps(context, scalars) &&
-      iterators == getBlockedDepthwiseConvIteratorTypes();
-  if (!dense && !perChannel)
+  std::optional<BlockedConvForm> matched;
+  if (maps == getBlockedConvIndexingMaps(context, scalars) &&
+      iterators == getBlockedConvIteratorTypes())
+    matched = BlockedConvForm::Dense;
+  else if (maps == getBlockedDepthwiseConvIndexingMaps(context, scalars) &&
+           iterators == getBlockedDepthwiseConvIteratorTypes())
+    matched = BlockedConvForm::Depthwise;
+  else if (maps == getPlainInputBlockedConvIndexingMaps(context, scalars) &&
+           iterators == getPlainInputBlockedConvIteratorTypes())
+    matched = BlockedConvForm::PlainInput;
+  if (!matched)
     return {};
-  auto blocked = [](Value v) {
+  auto rankOf = [](Value v) {
     auto type = dyn_cast<ShapedType>(v.getType());
-    return type && type.getRank() == 5 && type.getDimSize(4) == kChannelBlock;
+    return type ? type.getRank() : -1;
   };
-  auto filter = dyn_cast<ShapedType>(op->getOperand(1).getType());
-  if (!blocked(op->getOperand(0)) || !blocked(op->getOperand(2)) || !filter ||
-      filter.getRank() != (dense ? 4 : 3))
+  auto blocked = [&](Value v) {
+    return rankOf(v) == 5 &&
+           cast<ShapedType>(v.getType()).getDimSize(4) == kChannelBlock;
+  };
+  bool plainInput = *matched == BlockedConvForm::PlainInput;
+  int64_t filterRank = *matched == BlockedConvForm::Depthwise ? 3 : 4;
+  if (!(plainInput ? rankOf(op->getOperand(0)) == 4
+                   : blocked(op->getOperand(0))) ||
+      !blocked(op->getOperand(2)) || rankOf(op->getOperand(1)) != filterRank)
     return {};
-  if (depthwise)
-    *depthwise = perChannel;
   auto mulAdd = [](Operation *first, Operation *second) {
     return isa<arith::MulFOp>(first) && isa<arith::AddFOp>(second);
   };
   if (!linalg::detail::isContractionBody(*generic.getBlock(), mulAdd))
     return {};
+  if (form)
+    *form = *matched;
   return scalars;
 }
 
@@ -135,7 +166,14 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
     auto y = cast<RankedTensorType>(op.getOutputs()[0].getType());
     if (!x.hasStaticShape() || !w.hasStaticShape() || !y.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
-    if (x.getDimSize(1) % kChannelBlock || y.getDimSize(1) % kChannelBlock)
+    if (y.getDimSize(1) % kChannelBlock)
+      return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
+    // Input channels that 16 does not divide (a stem on RGB images) stay
+    // NCHW: the convolution starts a blocked chain (oneDNN's first-layer
+    // kernels read NCHW and write nChw16c). Not for depthwise ones, whose
+    // input and output channels are the same.
+    const bool plainInput = x.getDimSize(1) % kChannelBlock != 0;
+    if (plainInput && kDepthwise)
       return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
     // A filter larger than the output is a weight gradient written as a
     // convolution; libamp_rt runs those as oneDNN's backward-weights on the
@@ -149,16 +187,21 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
     for (int64_t v : op.getDilations().template getValues<int64_t>())
       scalars.push_back(v);
     Location loc = op.getLoc();
-    Value input = packChannels(rewriter, loc, op.getInputs()[0]);
+    Value input = plainInput ? op.getInputs()[0]
+                             : packChannels(rewriter, loc, op.getInputs()[0]);
     Value init = packChannels(rewriter, loc, op.getOutputs()[0]);
     MLIRContext *context = rewriter.getContext();
+    SmallVector<AffineMap> maps =
+        kDepthwise   ? getBlockedDepthwiseConvIndexingMaps(context, scalars)
+        : plainInput ? getPlainInputBlockedConvIndexingMaps(context, scalars)
+                     : getBlockedConvIndexingMaps(context, scalars);
+    SmallVector<utils::IteratorType> iterators =
+        kDepthwise   ? getBlockedDepthwiseConvIteratorTypes()
+        : plainInput ? getPlainInputBlockedConvIteratorTypes()
+                     : getBlockedConvIteratorTypes();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), ValueRange{input, op.getInputs()[1]},
-        ValueRange{init},
-        kDepthwise ? getBlockedDepthwiseConvIndexingMaps(context, scalars)
-                   : getBlockedConvIndexingMaps(context, scalars),
-        kDepthwise ? getBlockedDepthwiseConvIteratorTypes()
-                   : getBlockedConvIteratorTypes());
+        ValueRange{init}, maps, iterators);
     // The convolution's own body: its block arguments are the elements of
     // the input, the filter and the output, as the generic's are.
     rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),

@@ -383,7 +383,9 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *   NxOHxOWxC: linalg.depthwise_conv_2d_nhwc_hwc)
  *
  *   (and amp_rt_depthwise_conv2d_nchw16c_chw_*: I and O blocked as below,
- *   F CxKHxKW: linalg.depthwise_conv_2d_nchw_chw after amp-block-convs)
+ *   F CxKHxKW: linalg.depthwise_conv_2d_nchw_chw after amp-block-convs;
+ *   amp_rt_conv2d_nchw_fchw_nchw16c_*: I NCHW, F FCHW, O blocked: a
+ *   convolution whose input channels 16 does not divide, such as a stem)
  *
  * The nchw16c form is linalg.conv_2d_nchw_fchw on activations blocked by 16
  * channels (x[n][c/16][h][w][c%16], oneDNN's nChw16c), as
@@ -461,6 +463,10 @@ AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
   AMP_RT_API void                                                              \
       _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##SUFFIX(      \
           amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##SUFFIX(       \
+          amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \
           int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
   AMP_RT_API void                                                              \
       _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##SUFFIX(   \

@@ -25,7 +25,8 @@ namespace rt {
 
 // 4: gemm and conv also receive f32 inputs (abType / inType AMP_RT_F32).
 // 5: amp_rt_conv2d_desc::groups (grouped and depthwise convolutions).
-constexpr int kBackendAbiVersion = 5;
+// 6: ConvProblem::plainInput.
+constexpr int kBackendAbiVersion = 6;
 
 /// Records `code` and a printf-style message as this thread's last error and
 /// returns `code`. Exported from libamp_rt so that backends use it too.
@@ -73,6 +74,10 @@ struct ConvProblem {
   /// entry points. A backend that cannot read that layout returns
   /// AMP_RT_ERROR_UNSUPPORTED, and the caller unblocks the operands.
   bool blocked16 = false;
+  /// With blocked16, forward only: the input x is plain NCHW and only the
+  /// output is blocked (a convolution whose input channels 16 does not
+  /// divide, such as a stem on RGB images, starting a blocked chain).
+  bool plainInput = false;
 };
 
 enum class ConvDirection { Forward, BackwardData, BackwardFilter };

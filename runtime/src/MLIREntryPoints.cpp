@@ -334,6 +334,75 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
   return AMP_RT_SUCCESS;
 }
 
+/// linalg.conv_2d_nchw_fchw from a plain NCHW input into an output blocked
+/// by 16 channels (amp-block-convs' form for a convolution whose input
+/// channels 16 does not divide, such as a stem on RGB images): O += conv(I,
+/// F), I NCHW, O in nChw16c. In place where oneDNN reads it (its first-layer
+/// kernels do); elsewhere through an NCHW copy of the output.
+amp_rt_status conv2dToBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                              const amp_rt_memref_4d *I,
+                              const amp_rt_memref_4d *F,
+                              const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                              int64_t dh, int64_t dw, float beta) {
+  if (!I || !O || !F)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  for (int i = 0; i < 5; ++i)
+    if (O->sizes[i] < 0 || O->strides[i] < 0)
+      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                  "%s: the blocked memref O has a negative size or stride", fn);
+  if (O->sizes[4] != 16 || O->offset < 0 || !O->aligned)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: O must be blocked by 16 channels in its last dimension "
+                "with a non-NULL pointer",
+                fn);
+  const size_t outSize = dtypeSize(out);
+  const int64_t N = I->sizes[0], C = I->sizes[1], H = I->sizes[2],
+                W = I->sizes[3], K = O->sizes[1] * 16, OH = O->sizes[2],
+                OW = O->sizes[3];
+  const int64_t KH = F->sizes[2], KW = F->sizes[3];
+  const int64_t denseI[4] = {C * H * W, H * W, W, 1};
+  bool dense = I->offset >= 0 && I->aligned && isDense(O);
+  for (int i = 0; i < 4; ++i)
+    dense = dense && (I->sizes[i] == 1 || I->strides[i] == denseI[i]);
+  bool exact = sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 &&
+               H >= (KH - 1) * dh + 1 && W >= (KW - 1) * dw + 1 &&
+               (H - (KH - 1) * dh - 1) / sh + 1 == OH &&
+               (W - (KW - 1) * dw - 1) / sw + 1 == OW;
+  if (exact && dense && N == O->sizes[0] && F->sizes[0] == K &&
+      F->sizes[1] == C && N > 0 && C > 0 && OH > 0 && OW > 0) {
+    amp_rt_conv2d_desc d{};
+    d.layout = AMP_RT_NCHW;
+    d.filter_layout = AMP_RT_FILTER_KCRS;
+    d.N = N, d.H = H, d.W = W, d.C = C, d.K = K, d.R = KH, d.S = KW;
+    d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+    ConvProblem p;
+    TensorView vf;
+    amp_rt_status s;
+    if ((s = makeConvProblem(fn, &d, p)) ||
+        (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
+      return s;
+    p.blocked16 = true;
+    p.plainInput = true;
+    s = convBlockedOnHost(
+        fn, p, in, out,
+        static_cast<char *>(I->aligned) + I->offset * dtypeSize(in), vf, beta,
+        static_cast<char *>(O->aligned) + O->offset * outSize);
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+  }
+  std::vector<char> y(size_t(N * K * OH * OW) * outSize);
+  if (beta != 0.0f)
+    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
+  amp_rt_memref_4d yo{
+      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
+  amp_rt_status s =
+      conv2d(fn, /*nhwc=*/false, in, out, I, F, &yo, sh, sw, dh, dw, beta);
+  if (s != AMP_RT_SUCCESS)
+    return s;
+  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
+  return AMP_RT_SUCCESS;
+}
+
 /// The C x KH x KW filter of a depthwise convolution as the KCRS filter
 /// C x 1 x KH x KW of a grouped one (groups = C).
 amp_rt_memref_4d depthwiseFilterAsKcrs(const amp_rt_memref_3d *F) {
@@ -458,6 +527,20 @@ depthwiseConv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
     report(depthwiseConv2dBlocked(                                               \
         "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT "_overwrite",        \
         IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));              \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT(                \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2dToBlocked("amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT,      \
+                           IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW,   \
+                           1.0f));                                               \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##_overwrite(    \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(conv2dToBlocked(                                                      \
+        "amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT "_overwrite", IN_T,      \
+        OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                    \
   }                                                                              \
   void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                     \
       amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,             \

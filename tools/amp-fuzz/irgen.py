@@ -390,13 +390,24 @@ class Generator:
 
     def op_conv(self):
         rng = self.rng
-        nchw = rng.random() < 0.4
+        kind = rng.random()
+        nchw = kind < 0.4
+        # Depthwise (MobileNet's): each channel with its own filter.
+        depthwise = 0.4 <= kind < 0.55
         N, C, F = rng.randint(1, 2), self.dim(16), self.dim(16)
         KH, KW = rng.randint(1, 3), rng.randint(1, 3)
         s = rng.choice([1, 1, 2])
         H, W = rng.randint(KH, 12), rng.randint(KW, 12)
         OH, OW = (H - KH) // s + 1, (W - KW) // s + 1
-        if nchw:
+        if depthwise and rng.random() < 0.5:
+            x = self.need((N, C, H, W))
+            w = self.need((C, KH, KW))
+            oshape, name = (N, C, OH, OW), "depthwise_conv_2d_nchw_chw"
+        elif depthwise:
+            x = self.need((N, H, W, C))
+            w = self.need((KH, KW, C))
+            oshape, name = (N, OH, OW, C), "depthwise_conv_2d_nhwc_hwc"
+        elif nchw:
             x = self.need((N, C, H, W))
             w = self.need((F, C, KH, KW))
             oshape, name = (N, F, OH, OW), "conv_2d_nchw_fchw"

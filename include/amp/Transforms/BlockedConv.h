@@ -45,13 +45,26 @@ llvm::SmallVector<AffineMap> getBlockedDepthwiseConvIndexingMaps(
 /// Five parallel loops, then two reductions.
 llvm::SmallVector<utils::IteratorType> getBlockedDepthwiseConvIteratorTypes();
 
+/// The same for linalg.conv_2d_nchw_fchw whose input channels 16 does not
+/// divide (a stem on RGB images): the input stays NCHW. Over the loops (n,
+/// kb, p, q, ki, c, r, s): input (n, c, p * sh + r * dh, q * sw + s * dw),
+/// filter FCHW (kb * 16 + ki, c, r, s), output (n, kb, p, q, ki).
+llvm::SmallVector<AffineMap> getPlainInputBlockedConvIndexingMaps(
+    MLIRContext *context, llvm::ArrayRef<int64_t> stridesAndDilations);
+
+/// Five parallel loops, then three reductions.
+llvm::SmallVector<utils::IteratorType> getPlainInputBlockedConvIteratorTypes();
+
+/// The forms of the blocked generics.
+enum class BlockedConvForm { Dense, Depthwise, PlainInput };
+
 /// The strides and dilations of `op` if it is such a generic: the
-/// attribute, the maps and iterators of one of the two forms, ranks 5 / 4 / 5
-/// (depthwise: 5 / 3 / 5) with 16 channels per block, and a
-/// multiply-accumulate body; `depthwise` (if given) says which form. Anything
-/// else: empty.
+/// attribute, the maps and iterators of one of the forms, ranks 5 / 4 / 5
+/// (depthwise: 5 / 3 / 5, plain input: 4 / 4 / 5) with 16 channels per
+/// block, and a multiply-accumulate body; `form` (if given) says which.
+/// Anything else: empty.
 llvm::SmallVector<int64_t> matchBlockedConv(Operation *op,
-                                            bool *depthwise = nullptr);
+                                            BlockedConvForm *form = nullptr);
 
 } // namespace mlir::amp
 

@@ -200,7 +200,7 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
   RuntimeCall call;
   MLIRContext *ctx = op.getContext();
   StringRef kind;
-  bool blockedDepthwise = false;
+  BlockedConvForm blockedForm = BlockedConvForm::Dense;
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
     kind = isa<linalg::MatmulOp>(op.getOperation()) ? "matmul" : "batch_matmul";
     FailureOr<std::pair<int64_t, int64_t>> trans = getTransposes(op, why);
@@ -228,11 +228,13 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
     kind = "depthwise_conv2d_nchw_chw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars = getConvScalars(conv);
-  } else if (SmallVector<int64_t> scalars =
-                 matchBlockedConv(op, &blockedDepthwise);
+  } else if (SmallVector<int64_t> scalars = matchBlockedConv(op, &blockedForm);
              !scalars.empty()) {
-    kind = blockedDepthwise ? "depthwise_conv2d_nchw16c_chw"
-                            : "conv2d_nchw16c_fchw";
+    kind = blockedForm == BlockedConvForm::Depthwise
+               ? "depthwise_conv2d_nchw16c_chw"
+           : blockedForm == BlockedConvForm::PlainInput
+               ? "conv2d_nchw_fchw_nchw16c"
+               : "conv2d_nchw16c_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars.assign(scalars.begin(), scalars.end());
   } else {

@@ -7,7 +7,8 @@
 // ones are reordered into and out of the blocked layout the primitive
 // prefers: docs/runtime.md has the measurements behind both choices.
 // Activations already in that layout (nChw16c, ConvProblem::blocked16)
-// are passed as they are, like NHWC ones.
+// are passed as they are, like NHWC ones (with plainInput, an NCHW input
+// and a blocked output: oneDNN's first-layer kernels read that directly).
 //
 // A forward convolution whose filter is larger than its output (a weight
 // gradient that autodiff wrote as a convolution) runs as oneDNN's
@@ -163,6 +164,8 @@ Geometry geometryOf(ConvDirection dir, const ConvProblem &p) {
     if (g.isFilter[i] && d.groups > 1)
       groupFilter(d, g.dims[i], g.tags[i], g.userStrides[i]);
   }
+  if (p.plainInput) // forward: operand 0 is x
+    g.tags[0] = Tag::nchw;
   return g;
 }
 
@@ -182,7 +185,7 @@ PlanKey keyOf(ConvDirection dir, const ConvProblem &p, amp_rt_dtype in,
           d.S,         d.pad_h,       d.pad_w,
           d.stride_h,  d.stride_w,    d.dil_h,
           d.dil_w,     alpha != 1.0f, int64_t(floatBits(beta)),
-          p.blocked16, d.groups};
+          p.blocked16, d.groups,      p.plainInput};
 }
 
 /// What the primitive is asked for: per operand a data type and a tag
