@@ -256,6 +256,94 @@ bool isDense(const amp_rt_memref_5d *m) {
   return true;
 }
 
+/// Fails unless `m` is a blocked memref (16 channels in its last dimension,
+/// non-negative sizes and strides, a pointer).
+amp_rt_status checkBlocked(const char *fn, const amp_rt_memref_5d *m) {
+  if (!m)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  for (int i = 0; i < 5; ++i)
+    if (m->sizes[i] < 0 || m->strides[i] < 0)
+      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                  "%s: a blocked memref has a negative size or stride", fn);
+  if (m->sizes[4] != 16)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: blocked memrefs have 16 channels in their last "
+                "dimension, not %lld",
+                fn, (long long)m->sizes[4]);
+  if (m->offset < 0 || !m->aligned)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: a blocked memref has a NULL pointer or offset < 0", fn);
+  return AMP_RT_SUCCESS;
+}
+
+/// Whether an H x W input, F's window, the strides and the dilations give
+/// exactly an OH x OW output (linalg also allows an input larger than the
+/// output needs; the runtime derives the output size from the input).
+bool fitsExactly(int64_t H, int64_t W, const amp_rt_memref_4d *F, int64_t sh,
+                 int64_t sw, int64_t dh, int64_t dw, int64_t OH, int64_t OW) {
+  const int64_t KH = F->sizes[2], KW = F->sizes[3];
+  return sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 && KH >= 1 && KW >= 1 &&
+         H >= (KH - 1) * dh + 1 && W >= (KW - 1) * dw + 1 &&
+         (H - (KH - 1) * dh - 1) / sh + 1 == OH &&
+         (W - (KW - 1) * dw - 1) / sw + 1 == OW;
+}
+
+/// The NCHW convolution of N x C x H x W into K channels with F's window
+/// (KCRS), run in place on host memory in the blocked layout (the cpu
+/// backend's oneDNN; x plain NCHW when `plainInput`).
+/// AMP_RT_ERROR_UNSUPPORTED where the backend cannot.
+amp_rt_status blockedInPlace(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                             const int64_t (&nchw)[4], int64_t K,
+                             const amp_rt_memref_4d *F, int64_t sh, int64_t sw,
+                             int64_t dh, int64_t dw, int64_t groups,
+                             bool plainInput, const void *x, float beta,
+                             void *y) {
+  amp_rt_conv2d_desc d{};
+  d.layout = AMP_RT_NCHW;
+  d.filter_layout = AMP_RT_FILTER_KCRS;
+  d.N = nchw[0], d.C = nchw[1], d.H = nchw[2], d.W = nchw[3], d.K = K;
+  d.R = F->sizes[2], d.S = F->sizes[3];
+  d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+  d.groups = groups;
+  ConvProblem p;
+  TensorView vf;
+  amp_rt_status s;
+  if ((s = makeConvProblem(fn, &d, p)) ||
+      (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
+    return s;
+  p.blocked16 = true;
+  p.plainInput = plainInput;
+  return convBlockedOnHost(fn, p, in, out, x, vf, beta, y);
+}
+
+/// O (blocked) += conv(I (an NCHW view), F) through a dense NCHW copy of O:
+/// the path of backends that do not read the blocked layout.
+amp_rt_status intoBlockedCopy(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                              const amp_rt_memref_4d *I,
+                              const amp_rt_memref_4d *F,
+                              const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                              int64_t dh, int64_t dw, float beta,
+                              int64_t groups) {
+  const size_t outSize = dtypeSize(out);
+  const int64_t N = O->sizes[0], K = O->sizes[1] * 16, OH = O->sizes[2],
+                OW = O->sizes[3];
+  std::vector<char> y(size_t(N * K * OH * OW) * outSize);
+  if (beta != 0.0f)
+    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
+  amp_rt_memref_4d yo{
+      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
+  amp_rt_status s = conv2d(fn, /*nhwc=*/false, in, out, I, F, &yo, sh, sw, dh,
+                           dw, beta, groups);
+  if (s != AMP_RT_SUCCESS)
+    return s;
+  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
+  return AMP_RT_SUCCESS;
+}
+
+char *dataOf(const amp_rt_memref_5d *m, amp_rt_dtype t) {
+  return static_cast<char *>(m->aligned) + m->offset * dtypeSize(t);
+}
+
 /// linalg.conv_2d_nchw_fchw on activations blocked by 16 channels (what
 /// amp-block-convs makes of it): O += conv(I, F), I and O in nChw16c. Runs
 /// in place where the backend reads that layout (oneDNN on the cpu
@@ -267,71 +355,29 @@ amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                             const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
                             int64_t dh, int64_t dw, float beta,
                             int64_t groups = 1) {
-  if (!I || !O || !F)
+  amp_rt_status s;
+  if (!F)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
-  for (const amp_rt_memref_5d *m : {I, O}) {
-    for (int i = 0; i < 5; ++i)
-      if (m->sizes[i] < 0 || m->strides[i] < 0)
-        return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                    "%s: a blocked memref has a negative size or stride", fn);
-    if (m->sizes[4] != 16)
-      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                  "%s: blocked memrefs have 16 channels in their last "
-                  "dimension, not %lld",
-                  fn, (long long)m->sizes[4]);
-    if (m->offset < 0 || !m->aligned)
-      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                  "%s: a blocked memref has a NULL pointer or offset < 0", fn);
-  }
-  const size_t inSize = dtypeSize(in), outSize = dtypeSize(out);
+  if ((s = checkBlocked(fn, I)) || (s = checkBlocked(fn, O)))
+    return s;
   const int64_t N = I->sizes[0], C = I->sizes[1] * 16, H = I->sizes[2],
-                W = I->sizes[3], K = O->sizes[1] * 16, OH = O->sizes[2],
-                OW = O->sizes[3];
-  // In place: dense tensors, and an output size that the input determines
-  // (linalg also allows an input larger than the output needs).
-  bool exact = sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 &&
-               H >= (F->sizes[2] - 1) * dh + 1 &&
-               W >= (F->sizes[3] - 1) * dw + 1 &&
-               (H - (F->sizes[2] - 1) * dh - 1) / sh + 1 == OH &&
-               (W - (F->sizes[3] - 1) * dw - 1) / sw + 1 == OW;
-  if (exact && isDense(I) && isDense(O) && N == O->sizes[0] &&
-      F->sizes[0] == K && F->sizes[1] * groups == C && N > 0 && OH > 0 &&
-      OW > 0) {
-    amp_rt_conv2d_desc d{};
-    d.layout = AMP_RT_NCHW;
-    d.filter_layout = AMP_RT_FILTER_KCRS;
-    d.N = N, d.H = H, d.W = W, d.C = C, d.K = K;
-    d.R = F->sizes[2], d.S = F->sizes[3];
-    d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
-    d.groups = groups;
-    ConvProblem p;
-    TensorView vf;
-    amp_rt_status s;
-    if ((s = makeConvProblem(fn, &d, p)) ||
-        (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
-      return s;
-    p.blocked16 = true;
-    s = convBlockedOnHost(
-        fn, p, in, out, static_cast<char *>(I->aligned) + I->offset * inSize,
-        vf, beta, static_cast<char *>(O->aligned) + O->offset * outSize);
+                W = I->sizes[3], K = O->sizes[1] * 16;
+  if (fitsExactly(H, W, F, sh, sw, dh, dw, O->sizes[2], O->sizes[3]) &&
+      isDense(I) && isDense(O) && N == O->sizes[0] && F->sizes[0] == K &&
+      F->sizes[1] * groups == C && N > 0 && O->sizes[2] > 0 &&
+      O->sizes[3] > 0) {
+    s = blockedInPlace(fn, in, out, {N, C, H, W}, K, F, sh, sw, dh, dw, groups,
+                       /*plainInput=*/false, dataOf(I, in), beta,
+                       dataOf(O, out));
     if (s != AMP_RT_ERROR_UNSUPPORTED)
       return s;
   }
-  std::vector<char> x(size_t(N * C * H * W) * inSize),
-      y(size_t(N * K * OH * OW) * outSize);
+  const size_t inSize = dtypeSize(in);
+  std::vector<char> x(size_t(N * C * H * W) * inSize);
   copyBlocked(I, inSize, x.data(), /*toPlain=*/true);
-  if (beta != 0.0f)
-    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
   amp_rt_memref_4d xi{
       x.data(), x.data(), 0, {N, C, H, W}, {C * H * W, H * W, W, 1}};
-  amp_rt_memref_4d yo{
-      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
-  amp_rt_status s = conv2d(fn, /*nhwc=*/false, in, out, &xi, F, &yo, sh, sw, dh,
-                           dw, beta, groups);
-  if (s != AMP_RT_SUCCESS)
-    return s;
-  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
-  return AMP_RT_SUCCESS;
+  return intoBlockedCopy(fn, in, out, &xi, F, O, sh, sw, dh, dw, beta, groups);
 }
 
 /// linalg.conv_2d_nchw_fchw from a plain NCHW input into an output blocked
@@ -344,63 +390,29 @@ amp_rt_status conv2dToBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                               const amp_rt_memref_4d *F,
                               const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
                               int64_t dh, int64_t dw, float beta) {
-  if (!I || !O || !F)
+  amp_rt_status s;
+  if (!I || !F)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
-  for (int i = 0; i < 5; ++i)
-    if (O->sizes[i] < 0 || O->strides[i] < 0)
-      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                  "%s: the blocked memref O has a negative size or stride", fn);
-  if (O->sizes[4] != 16 || O->offset < 0 || !O->aligned)
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: O must be blocked by 16 channels in its last dimension "
-                "with a non-NULL pointer",
-                fn);
-  const size_t outSize = dtypeSize(out);
+  if ((s = checkBlocked(fn, O)))
+    return s;
   const int64_t N = I->sizes[0], C = I->sizes[1], H = I->sizes[2],
-                W = I->sizes[3], K = O->sizes[1] * 16, OH = O->sizes[2],
-                OW = O->sizes[3];
-  const int64_t KH = F->sizes[2], KW = F->sizes[3];
+                W = I->sizes[3], K = O->sizes[1] * 16;
   const int64_t denseI[4] = {C * H * W, H * W, W, 1};
   bool dense = I->offset >= 0 && I->aligned && isDense(O);
   for (int i = 0; i < 4; ++i)
     dense = dense && (I->sizes[i] == 1 || I->strides[i] == denseI[i]);
-  bool exact = sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 &&
-               H >= (KH - 1) * dh + 1 && W >= (KW - 1) * dw + 1 &&
-               (H - (KH - 1) * dh - 1) / sh + 1 == OH &&
-               (W - (KW - 1) * dw - 1) / sw + 1 == OW;
-  if (exact && dense && N == O->sizes[0] && F->sizes[0] == K &&
-      F->sizes[1] == C && N > 0 && C > 0 && OH > 0 && OW > 0) {
-    amp_rt_conv2d_desc d{};
-    d.layout = AMP_RT_NCHW;
-    d.filter_layout = AMP_RT_FILTER_KCRS;
-    d.N = N, d.H = H, d.W = W, d.C = C, d.K = K, d.R = KH, d.S = KW;
-    d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
-    ConvProblem p;
-    TensorView vf;
-    amp_rt_status s;
-    if ((s = makeConvProblem(fn, &d, p)) ||
-        (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
-      return s;
-    p.blocked16 = true;
-    p.plainInput = true;
-    s = convBlockedOnHost(
-        fn, p, in, out,
-        static_cast<char *>(I->aligned) + I->offset * dtypeSize(in), vf, beta,
-        static_cast<char *>(O->aligned) + O->offset * outSize);
+  if (fitsExactly(H, W, F, sh, sw, dh, dw, O->sizes[2], O->sizes[3]) && dense &&
+      N == O->sizes[0] && F->sizes[0] == K && F->sizes[1] == C && N > 0 &&
+      C > 0 && O->sizes[2] > 0 && O->sizes[3] > 0) {
+    s = blockedInPlace(
+        fn, in, out, {N, C, H, W}, K, F, sh, sw, dh, dw, /*groups=*/1,
+        /*plainInput=*/true,
+        static_cast<char *>(I->aligned) + I->offset * dtypeSize(in), beta,
+        dataOf(O, out));
     if (s != AMP_RT_ERROR_UNSUPPORTED)
       return s;
   }
-  std::vector<char> y(size_t(N * K * OH * OW) * outSize);
-  if (beta != 0.0f)
-    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
-  amp_rt_memref_4d yo{
-      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
-  amp_rt_status s =
-      conv2d(fn, /*nhwc=*/false, in, out, I, F, &yo, sh, sw, dh, dw, beta);
-  if (s != AMP_RT_SUCCESS)
-    return s;
-  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
-  return AMP_RT_SUCCESS;
+  return intoBlockedCopy(fn, in, out, I, F, O, sh, sw, dh, dw, beta, 1);
 }
 
 /// The C x KH x KW filter of a depthwise convolution as the KCRS filter
