@@ -456,7 +456,7 @@ bool setUpVariant(Variant &var, std::unique_ptr<DnnlConv> &dn, int dir, int im,
 /// Returns false when the layer's shape is invalid.
 bool measureLayer(const Layer &L, const LayoutCase &lc, RunState &run, Row &row,
                   double &gflop) {
-  amp_rt_conv2d_desc d;
+  amp_rt_conv2d_desc d{};
   d.layout = lc.layout;
   d.filter_layout = lc.nhwc ? AMP_RT_FILTER_RSCK : AMP_RT_FILTER_KCRS;
   d.N = run.opts.batch;

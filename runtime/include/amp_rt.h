@@ -187,6 +187,10 @@ AMP_RT_API amp_rt_status amp_rt_gemm_batched(
  * has C / G input channels (w[k][c'][r][s] in KCRS, and so on). Depthwise
  * is G = C (K = C times a channel multiplier): a C x R x S filter is KCRS
  * with C / G = 1, an R x S x C one RSCK.
+ *
+ * Zero-initialize the descriptor (`amp_rt_conv2d_desc d = {0};`) before
+ * setting its fields, so that fields it gains later (as groups) default
+ * to their old behaviour.
  *===----------------------------------------------------------------------===*/
 
 typedef enum amp_rt_layout { AMP_RT_NHWC = 0, AMP_RT_NCHW = 1 } amp_rt_layout;
