@@ -46,7 +46,8 @@ namespace {
 struct Layer {
   const char *name;
   int64_t C, K, H, R, stride, pad;
-  int count; // occurrences in resnet18
+  int count;          // occurrences in the network
+  int64_t groups = 0; // 0: dense; C: depthwise
 };
 
 // resnet18 at 224x224: conv1, then per stage the 3x3 convs (the first of
@@ -63,6 +64,35 @@ const Layer kResnet18[] = {
     {"3x3/2 256>512 @14", 256, 512, 14, 3, 2, 1, 1},
     {"1x1/2 256>512 @14", 256, 512, 14, 1, 2, 0, 1},
     {"3x3 512>512 @7", 512, 512, 7, 3, 1, 1, 3},
+};
+
+// mobilenet_v2 at 224x224: its 17 depthwise 3x3 convolutions (groups =
+// channels), the strided ones starting a stage.
+const Layer kMobilenetV2Depthwise[] = {
+    {"dw 3x3 32 @112", 32, 32, 112, 3, 1, 1, 1, 32},
+    {"dw 3x3/2 96 @112", 96, 96, 112, 3, 2, 1, 1, 96},
+    {"dw 3x3 144 @56", 144, 144, 56, 3, 1, 1, 1, 144},
+    {"dw 3x3/2 144 @56", 144, 144, 56, 3, 2, 1, 1, 144},
+    {"dw 3x3 192 @28", 192, 192, 28, 3, 1, 1, 2, 192},
+    {"dw 3x3/2 192 @28", 192, 192, 28, 3, 2, 1, 1, 192},
+    {"dw 3x3 384 @14", 384, 384, 14, 3, 1, 1, 4, 384},
+    {"dw 3x3 576 @14", 576, 576, 14, 3, 1, 1, 2, 576},
+    {"dw 3x3/2 576 @14", 576, 576, 14, 3, 2, 1, 1, 576},
+    {"dw 3x3 960 @7", 960, 960, 7, 3, 1, 1, 3, 960},
+};
+
+/// A network's layer table. In resnet18 conv1's input needs no gradient,
+/// and its 3 channels stay unblocked: its totals leave it out there.
+struct Network {
+  const char *name;
+  const Layer *layers;
+  size_t size;
+  bool firstIsStem;
+};
+const Network kNetworks[] = {
+    {"resnet18", kResnet18, std::size(kResnet18), true},
+    {"mobilenet_v2-depthwise", kMobilenetV2Depthwise,
+     std::size(kMobilenetV2Depthwise), false},
 };
 
 enum Dir { Fwd = 0, BwdData = 1, BwdFilter = 2 };
@@ -136,6 +166,10 @@ private:
     memory::dims xd = {d.N, d.C, d.H, d.W}, wd = {d.K, d.C, d.R, d.S},
                  yd = {d.N, d.K, P, Q}, strides = {d.stride_h, d.stride_w},
                  pl = {d.pad_h, d.pad_w};
+    if (d.groups > 1) { // (G, K/G, C/G, R, S); the caller's KCRS / RSCK
+      wd = {d.groups, d.K / d.groups, d.C / d.groups, d.R, d.S};
+      wt = nhwc ? tag::hwigo : tag::goihw;
+    }
     // Right padding as oneDNN wants it: what makes the output P x Q.
     memory::dims pr = {(P - 1) * d.stride_h + d.R - d.H - d.pad_h,
                        (Q - 1) * d.stride_w + d.S - d.W - d.pad_w};
@@ -232,7 +266,8 @@ blockedForward(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q, bool bf16,
   auto xb = std::make_shared<std::vector<uint16_t>>(xs->size());
   amp_rt_convert(AMP_RT_BF16, xb->data(), AMP_RT_F32, xs->data(), xs->size());
   auto y = std::make_shared<std::vector<float>>(size_t(N * KB * P * Q * 16));
-  auto wf = std::make_shared<std::vector<float>>(size_t(d.K * d.C * d.R * d.S));
+  const int64_t G = d.groups > 1 ? d.groups : 1, CG = d.C / G;
+  auto wf = std::make_shared<std::vector<float>>(size_t(d.K * CG * d.R * d.S));
   fillExact(*wf, 4); // the filter the other variants use (KCRS)
   auto wb = std::make_shared<std::vector<uint16_t>>(wf->size());
   amp_rt_convert(AMP_RT_BF16, wb->data(), AMP_RT_F32, wf->data(), wf->size());
@@ -245,13 +280,21 @@ blockedForward(const amp_rt_conv2d_desc &d, int64_t P, int64_t Q, bool bf16,
                         {N, CB, H, W, 16},
                         {CB * H * W * 16, H * W * 16, W * 16, 16, 1}};
     amp_rt_memref_4d mf{
-        wp, wp, 0, {d.K, d.C, d.R, d.S}, {d.C * d.R * d.S, d.R * d.S, d.S, 1}};
+        wp, wp, 0, {d.K, CG, d.R, d.S}, {CG * d.R * d.S, d.R * d.S, d.S, 1}};
+    // Depthwise: the C x R x S filter of the depthwise entry points.
+    amp_rt_memref_3d md{wp, wp, 0, {d.C, d.R, d.S}, {d.R * d.S, d.S, 1}};
     amp_rt_memref_5d mo{y->data(),
                         y->data(),
                         0,
                         {N, KB, P, Q, 16},
                         {KB * P * Q * 16, P * Q * 16, Q * 16, 16, 1}};
-    if (bf16)
+    if (G > 1 && bf16)
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_bf16_f32_overwrite(
+          &mi, &md, &mo, d.stride_h, d.stride_w, 1, 1);
+    else if (G > 1)
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_f32_f32_overwrite(
+          &mi, &md, &mo, d.stride_h, d.stride_w, 1, 1);
+    else if (bf16)
       _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_bf16_f32_overwrite(
           &mi, &mf, &mo, d.stride_h, d.stride_w, 1, 1);
     else
@@ -281,6 +324,7 @@ struct Options {
   int minRounds = 5;
   int64_t batch = 8;
   std::vector<int> layouts = {AMP_RT_NHWC, AMP_RT_NCHW};
+  const Network *net = &kNetworks[0];
 };
 
 /// Reads the flags into `o`; false on a bad one.
@@ -313,6 +357,10 @@ bool parseArgs(int argc, char **argv, Options &o) {
       o.layouts = {NCHW16C};
     else if (std::strcmp(a, "--layouts=all") == 0)
       o.layouts = {AMP_RT_NHWC, AMP_RT_NCHW, NCHW16C};
+    else if (std::strcmp(a, "--layers=resnet18") == 0)
+      o.net = &kNetworks[0];
+    else if (std::strcmp(a, "--layers=mobilenet_v2") == 0)
+      o.net = &kNetworks[1];
     else
       return false;
   }
@@ -467,12 +515,14 @@ bool measureLayer(const Layer &L, const LayoutCase &lc, RunState &run, Row &row,
   d.pad_h = d.pad_w = L.pad;
   d.stride_h = d.stride_w = L.stride;
   d.dil_h = d.dil_w = 1;
+  d.groups = L.groups;
+  const int64_t cg = L.groups > 1 ? d.C / L.groups : d.C;
   int64_t P = 0, Q = 0;
   if (amp_rt_conv2d_output_size(&d, &P, &Q) != AMP_RT_SUCCESS) {
     std::fprintf(stderr, "%s: %s\n", L.name, amp_rt_last_error());
     return false;
   }
-  size_t nx = size_t(d.N * d.C * d.H * d.W), nw = size_t(d.K * d.C * d.R * d.S),
+  size_t nx = size_t(d.N * d.C * d.H * d.W), nw = size_t(d.K * cg * d.R * d.S),
          ny = size_t(d.N * d.K * P * Q);
   LayerBuffers buf(nx, nw, ny);
   float *outs[3] = {buf.y.data(), buf.dx.data(), buf.dw.data()};
@@ -511,8 +561,8 @@ bool measureLayer(const Layer &L, const LayoutCase &lc, RunState &run, Row &row,
       row.ok[dir][im] = v[dir][im].ok;
       row.best[dir][im] = v[dir][im].best;
     }
-  gflop = 2.0 * double(d.N) * double(d.K) * double(P) * double(Q) *
-          double(d.C) * double(d.R) * double(d.S) * 1e-9;
+  gflop = 2.0 * double(d.N) * double(d.K) * double(P) * double(Q) * double(cg) *
+          double(d.R) * double(d.S) * 1e-9;
   return true;
 }
 
@@ -564,8 +614,10 @@ void printDirection(int dir, const LayoutCase &lc, const std::vector<Row> &rows,
               "bf16/f32", "bf16/best-f32", "bf16/dnnl-bf16");
   double totFlop = 0, totTime[4] = {0, 0, 0, 0};
   bool totOk[4] = {true, true, true, true};
+  const Network &net = *run.opts.net;
+  int layers = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Layer &L = kResnet18[i];
+    const Layer &L = net.layers[i];
     double t[4];
     for (int im = 0; im < 4; ++im)
       t[im] = rows[i].best[dir][im];
@@ -573,16 +625,19 @@ void printDirection(int dir, const LayoutCase &lc, const std::vector<Row> &rows,
     std::snprintf(n, sizeof(n), "%d", L.count);
     printLine(L.name, n, gflop[i], t, rows[i].ok[dir], false, dir, lc, run);
     // conv1's input needs no gradient; in blocked form it has 3 channels.
-    if ((dir == BwdData || lc.blocked) && i == 0)
+    if ((dir == BwdData || lc.blocked) && i == 0 && net.firstIsStem)
       continue;
+    layers += L.count;
     totFlop += L.count * gflop[i];
     for (int im = 0; im < 4; ++im) {
       totTime[im] += L.count * t[im];
       totOk[im] &= rows[i].ok[dir][im];
     }
   }
-  printLine("network (n x layer)", dir == BwdData || lc.blocked ? "19" : "20",
-            totFlop, totTime, totOk, true, dir, lc, run);
+  char n[8];
+  std::snprintf(n, sizeof(n), "%d", layers);
+  printLine("network (n x layer)", n, totFlop, totTime, totOk, true, dir, lc,
+            run);
 }
 
 } // namespace
@@ -593,6 +648,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: %s [--quick] [--batch=N] "
                  "[--layouts=nhwc|nchw|nchw16c|both|all] "
+                 "[--layers=resnet18|mobilenet_v2] "
                  "[--min-time=S] [--min-rounds=N] [--gap=S] "
                  "[--stable-rounds=N] [--max-rounds=N]\n",
                  argv[0]);
@@ -600,9 +656,10 @@ int main(int argc, char **argv) {
   }
   if (!selectCpuBackend())
     return 1;
-  RunState run{opts, printHeader("Convolutions: resnet18's layers at 224x224, "
-                                 "f32 output, beta = 0; GF/s of the best "
-                                 "sample, variants interleaved in one run")};
+  std::string title = std::string("Convolutions: ") + opts.net->name +
+                      "'s layers at 224x224, f32 output, beta = 0; GF/s of "
+                      "the best sample, variants interleaved in one run";
+  RunState run{opts, printHeader(title.c_str())};
   std::printf("batch %lld; rounds: >= %d, >= %.2f s per variant, until no "
               "best improved in %d rounds (at most %d); samples >= 0.05 s, "
               "each after %.2f s idle\n",
@@ -619,7 +676,8 @@ int main(int argc, char **argv) {
     LayoutCase lc(layoutOption);
     std::vector<Row> rows;
     std::vector<double> gflop;
-    for (const Layer &L : kResnet18) {
+    for (size_t i = 0; i < opts.net->size; ++i) {
+      const Layer &L = opts.net->layers[i];
       Row row;
       double gf = 0;
       if (!measureLayer(L, lc, run, row, gf))
