@@ -8,6 +8,8 @@
 
 #include "TestUtil.h"
 
+#include <type_traits>
+
 using namespace amp_rt_test;
 
 namespace {
@@ -364,15 +366,24 @@ TEST_P(MemrefTest, Conv2DStridedViewsAndSmallerOutput) {
 }
 
 /// O += conv(I, F) (or O = conv(I, F) with `overwrite`) through
-/// _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_*: I (N x C/16 x H x W x 16) and
-/// O (N x K/16 x OH x OW x 16) are blocked views, F is dense FCHW; checked
-/// against a direct loop on the unblocked values.
-void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<5> &I,
+/// _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_* (R = 5: I is N x C/16 x H x W
+/// x 16) or _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_* (R = 4: I is
+/// plain NCHW); O (N x K/16 x OH x OW x 16) is a blocked view, F dense FCHW;
+/// checked against a direct loop on the unblocked values.
+template <int R>
+void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<R> &I,
                       Tensor &f, const View<5> &O, int64_t KH, int64_t KW,
                       int64_t sh, int64_t sw, int64_t dh, int64_t dw,
                       bool overwrite) {
-  const int64_t N = I.sizes[0], C = I.sizes[1] * 16, K = O.sizes[1] * 16,
-                OH = O.sizes[2], OW = O.sizes[3];
+  static_assert(R == 4 || R == 5, "a plain or a blocked input");
+  const int64_t N = I.sizes[0], C = R == 5 ? I.sizes[1] * 16 : I.sizes[1],
+                K = O.sizes[1] * 16, OH = O.sizes[2], OW = O.sizes[3];
+  auto xAt = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    if constexpr (R == 5)
+      return I.get({n, c / 16, h, w, c % 16});
+    else
+      return I.get({n, c, h, w});
+  };
   auto oAt = [&](int64_t n, int64_t k, int64_t p, int64_t q) {
     return O.at({n, k / 16, p, q, k % 16});
   };
@@ -383,17 +394,24 @@ void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<5> &I,
           for (int64_t q = 0; q < OW; ++q)
             O.t->set(oAt(n, k, p, q), std::nan(""));
   Tensor before = *O.t;
-  amp_rt_memref_5d di = I.desc<amp_rt_memref_5d>(),
-                   dout = O.desc<amp_rt_memref_5d>();
+  using InDesc = std::conditional_t<R == 5, amp_rt_memref_5d, amp_rt_memref_4d>;
+  InDesc di = I.template desc<InDesc>();
+  amp_rt_memref_5d dout = O.template desc<amp_rt_memref_5d>();
   amp_rt_memref_4d df{
       f.data(), f.data(), 0, {K, C, KH, KW}, {C * KH * KW, KH * KW, KW, 1}};
   amp_rt_clear_error();
+#define AMP_CALL(NAME, IN, OUT)                                                \
+  (overwrite ? _mlir_ciface_amp_rt_##NAME##_##IN##_##OUT##_overwrite(          \
+                   &di, &df, &dout, sh, sw, dh, dw)                            \
+             : _mlir_ciface_amp_rt_##NAME##_##IN##_##OUT(&di, &df, &dout, sh,  \
+                                                         sw, dh, dw))
 #define AMP_CALL_CONV(IN, OUT)                                                 \
-  (overwrite                                                                   \
-       ? _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(     \
-             &di, &df, &dout, sh, sw, dh, dw)                                  \
-       : _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(&di, &df, &dout, \
-                                                              sh, sw, dh, dw))
+  do {                                                                         \
+    if constexpr (R == 5)                                                      \
+      AMP_CALL(conv2d_nchw16c_fchw, IN, OUT);                                  \
+    else                                                                       \
+      AMP_CALL(conv2d_nchw_fchw_nchw16c, IN, OUT);                             \
+  } while (false)
   if (in == AMP_RT_F32)
     AMP_CALL_CONV(f32, f32);
   else if (in == AMP_RT_F16 && out == AMP_RT_F32)
@@ -405,6 +423,7 @@ void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<5> &I,
   else
     AMP_CALL_CONV(bf16, bf16);
 #undef AMP_CALL_CONV
+#undef AMP_CALL
   ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k)
@@ -414,8 +433,7 @@ void checkBlockedConv(amp_rt_dtype in, amp_rt_dtype out, const View<5> &I,
           for (int64_t c = 0; c < C; ++c)
             for (int64_t kh = 0; kh < KH; ++kh)
               for (int64_t kw = 0; kw < KW; ++kw) {
-                int64_t h = p * sh + kh * dh, w = q * sw + kw * dw;
-                double x = I.get({n, c / 16, h, w, c % 16});
+                double x = xAt(n, c, p * sh + kh * dh, q * sw + kw * dw);
                 double wv = f.get(size_t(((k * C + c) * KH + kh) * KW + kw));
                 r.value += x * wv;
                 r.magnitude += std::fabs(x * wv);
@@ -479,59 +497,6 @@ TEST_P(MemrefTest, Conv2DBlockedChannels) {
                                            3, 1, 1, 1, 1, false));
 }
 
-/// amp_rt_conv2d_nchw_fchw_nchw16c_*: I (N x C x H x W, any strides), F
-/// dense FCHW, O blocked (N x K/16 x OH x OW x 16), checked against a direct
-/// loop.
-void checkConvToBlocked(amp_rt_dtype in, amp_rt_dtype out, const View<4> &I,
-                        Tensor &f, const View<5> &O, int64_t KH, int64_t KW,
-                        int64_t sh, int64_t sw, bool overwrite) {
-  const int64_t N = I.sizes[0], C = I.sizes[1], K = O.sizes[1] * 16,
-                OH = O.sizes[2], OW = O.sizes[3];
-  Tensor before = *O.t;
-  amp_rt_memref_4d di = I.desc<amp_rt_memref_4d>();
-  amp_rt_memref_5d dout = O.desc<amp_rt_memref_5d>();
-  amp_rt_memref_4d df{
-      f.data(), f.data(), 0, {K, C, KH, KW}, {C * KH * KW, KH * KW, KW, 1}};
-  amp_rt_clear_error();
-#define AMP_CALL_CONV(IN, OUT)                                                  \
-  (overwrite                                                                    \
-       ? _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##_overwrite( \
-             &di, &df, &dout, sh, sw, 1, 1)                                     \
-       : _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT(             \
-             &di, &df, &dout, sh, sw, 1, 1))
-  if (in == AMP_RT_F32)
-    AMP_CALL_CONV(f32, f32);
-  else if (in == AMP_RT_F16 && out == AMP_RT_F32)
-    AMP_CALL_CONV(f16, f32);
-  else if (in == AMP_RT_F16)
-    AMP_CALL_CONV(f16, f16);
-  else if (out == AMP_RT_F32)
-    AMP_CALL_CONV(bf16, f32);
-  else
-    AMP_CALL_CONV(bf16, bf16);
-#undef AMP_CALL_CONV
-  ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t p = 0; p < OH; ++p)
-        for (int64_t q = 0; q < OW; ++q) {
-          Ref r;
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t kh = 0; kh < KH; ++kh)
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                double x = I.get({n, c, p * sh + kh, q * sw + kw});
-                double wv = f.get(size_t(((k * C + c) * KH + kh) * KW + kw));
-                r.value += x * wv;
-                r.magnitude += std::fabs(x * wv);
-              }
-          size_t idx = O.at({n, k / 16, p, q, k % 16});
-          double old = overwrite ? 0.0 : before.get(idx);
-          ASSERT_NEAR(O.t->get(idx), r.value + old,
-                      tolerance(r, C * KH * KW, out, 1.0, old))
-              << "O at n=" << n << " k=" << k << " p=" << p << " q=" << q;
-        }
-}
-
 TEST_P(MemrefTest, Conv2DPlainInputBlockedOutput) {
   // A stem on RGB (3 channels, stride 2) and a 24-channel input.
   std::mt19937 rng(59);
@@ -552,9 +517,9 @@ TEST_P(MemrefTest, Conv2DPlainInputBlockedOutput) {
           Tensor f = buffer(tp.in, K * c.C * c.KH * c.KW, rng);
           Tensor o = buffer(tp.out, N * K * c.OH * c.OW, rng);
           ASSERT_NO_FATAL_FAILURE(
-              checkConvToBlocked(tp.in, tp.out, dense4(&i, N, c.C, c.H, c.W), f,
-                                 dense5(&o, N, K / 16, c.OH, c.OW), c.KH, c.KW,
-                                 c.s, c.s, overwrite));
+              checkBlockedConv(tp.in, tp.out, dense4(&i, N, c.C, c.H, c.W), f,
+                               dense5(&o, N, K / 16, c.OH, c.OW), c.KH, c.KW,
+                               c.s, c.s, 1, 1, overwrite));
         }
   amp_rt_cpu_set_native_bf16(1);
   // A strided input view (every other channel): the NCHW-copy path.
@@ -562,9 +527,9 @@ TEST_P(MemrefTest, Conv2DPlainInputBlockedOutput) {
   View<4> I{&big, 0, {N, 3, 9, 9}, {6 * 81, 2 * 81, 9, 1}};
   Tensor f = buffer(AMP_RT_BF16, K * 3 * 3 * 3, rng);
   Tensor o = buffer(AMP_RT_F32, N * K * 4 * 4, rng);
-  ASSERT_NO_FATAL_FAILURE(checkConvToBlocked(AMP_RT_BF16, AMP_RT_F32, I, f,
-                                             dense5(&o, N, K / 16, 4, 4), 3, 3,
-                                             2, 2, false));
+  ASSERT_NO_FATAL_FAILURE(checkBlockedConv(AMP_RT_BF16, AMP_RT_F32, I, f,
+                                           dense5(&o, N, K / 16, 4, 4), 3, 3, 2,
+                                           2, 1, 1, false));
 }
 
 TEST_P(MemrefTest, ErrorsAreRecordedInRecordMode) {
