@@ -386,6 +386,11 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *   (and amp_rt_depthwise_conv2d_nhwc_hwc_*: I NxHxWxC, F KHxKWxC, O
  *   NxOHxOWxC: linalg.depthwise_conv_2d_nhwc_hwc)
  *
+ *   (and amp_rt_conv2d_ngchw_gfchw_*: 5-D memrefs I NxGxCxHxW, F GxFxCxKHxKW,
+ *   O NxGxFxOHxOW: linalg.conv_2d_ngchw_gfchw, run as the NCHW convolution
+ *   with groups = G; in I and O the G and C / F dimensions, in F the G and
+ *   F dimensions, must be one strided run, as in any contiguous buffer)
+ *
  *   (and amp_rt_depthwise_conv2d_nchw16c_chw_*: I and O blocked as below,
  *   F CxKHxKW: linalg.depthwise_conv_2d_nchw_chw after amp-block-convs;
  *   amp_rt_conv2d_nchw_fchw_nchw16c_*: I NCHW, F FCHW, O blocked: a
@@ -459,6 +464,9 @@ AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
   AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(   \
       amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##SUFFIX( \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,           \
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
   AMP_RT_API void                                                              \
       _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##SUFFIX(      \

@@ -214,6 +214,60 @@ amp_rt_status depthwiseConv2d(const char *fn, bool nhwc, amp_rt_dtype in,
                 std::max<int64_t>(1, I->sizes[iC]));
 }
 
+/// The rank-4 view of a rank-5 memref with dimensions `d` and `d + 1`
+/// merged into one, or false when they are not one strided run (a unit
+/// dimension merges with anything).
+bool mergeDims(const amp_rt_memref_5d *m, int d, amp_rt_memref_4d &out) {
+  out = {m->allocated, m->aligned, m->offset, {}, {}};
+  for (int i = 0, j = 0; i < 5; ++i, ++j) {
+    if (i != d) {
+      out.sizes[j] = m->sizes[i];
+      out.strides[j] = m->strides[i];
+      continue;
+    }
+    const int64_t outer = m->sizes[d], inner = m->sizes[d + 1];
+    if (outer != 1 && inner != 1 && m->strides[d] != inner * m->strides[d + 1])
+      return false;
+    out.sizes[j] = outer * inner;
+    out.strides[j] = inner == 1 ? m->strides[d] : m->strides[d + 1];
+    ++i;
+  }
+  return true;
+}
+
+/// linalg.conv_2d_ngchw_gfchw: O (N x G x F x OH x OW) += the grouped
+/// convolution of I (N x G x C x H x W) with F (G x F x C x KH x KW), which
+/// is the NCHW convolution with groups = G of the views N x G*C x H x W,
+/// G*F x C x KH x KW and N x G*F x OH x OW. torch-mlir writes the weight
+/// gradient of a strided convolution this way (the batch as the groups).
+amp_rt_status groupedConv2d(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                            const amp_rt_memref_5d *I,
+                            const amp_rt_memref_5d *F,
+                            const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                            int64_t dh, int64_t dw, float beta) {
+  if (!I || !F || !O)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  const int64_t G = F->sizes[0];
+  if (I->sizes[1] != G || O->sizes[1] != G || O->sizes[2] != F->sizes[1] ||
+      I->sizes[2] != F->sizes[2])
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has %lld groups of %lld channels, "
+                "F %lld groups of %lld x %lld, O %lld groups of %lld",
+                fn, (long long)I->sizes[1], (long long)I->sizes[2],
+                (long long)G, (long long)F->sizes[1], (long long)F->sizes[2],
+                (long long)O->sizes[1], (long long)O->sizes[2]);
+  amp_rt_memref_4d i4, f4, o4;
+  if (!mergeDims(I, 1, i4) || !mergeDims(F, 0, f4) || !mergeDims(O, 1, o4))
+    return fail(AMP_RT_ERROR_UNSUPPORTED,
+                "%s: the group and channel dimensions of a memref are not "
+                "one strided run",
+                fn);
+  if (G == 0)
+    return AMP_RT_SUCCESS; // no channels: O += 0
+  return conv2d(fn, /*nhwc=*/false, in, out, &i4, &f4, &o4, sh, sw, dh, dw,
+                beta, G);
+}
+
 /// Copies between a blocked memref (N x C/16 x H x W x 16, any strides) and
 /// a dense NCHW buffer of T elements; `toPlain` gives the direction.
 template <typename T>
@@ -496,6 +550,19 @@ depthwiseConv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
       int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
     report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false,   \
                   IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));    \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT(                      \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(groupedConv2d("amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT, IN_T,        \
+                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));   \
+  }                                                                              \
+  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##_overwrite(          \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,             \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {            \
+    report(groupedConv2d(                                                        \
+        "amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,     \
+        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                           \
   }                                                                              \
   void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT(               \
       amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,             \

@@ -43,3 +43,19 @@ func.func @memory_space(%a: memref<8x16xf16, 1>, %b: memref<16x4xf16, 1>, %c: me
   linalg.matmul ins(%a, %b : memref<8x16xf16, 1>, memref<16x4xf16, 1>) outs(%c : memref<8x4xf32, 1>)
   return
 }
+
+// -----
+
+// The runtime merges the group and channel dimensions of
+// conv_2d_ngchw_gfchw's operands into NCHW channels: a subview that splits
+// them (every other group) stays for the upstream lowering.
+// CHECK-LABEL: func.func @grouped_split_channels
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+func.func @grouped_split_channels(%i: memref<2x8x3x9x9xbf16>, %f: memref<4x5x3x3x3xbf16>, %o: memref<2x4x5x7x7xf32>) {
+  %sub = memref.subview %i[0, 0, 0, 0, 0] [2, 4, 3, 9, 9] [1, 2, 1, 1, 1]
+    : memref<2x8x3x9x9xbf16> to memref<2x4x3x9x9xbf16, strided<[1944, 486, 81, 9, 1]>>
+  // expected-remark @below {{amp-lower-to-runtime: left for the upstream lowering: the group and channel dimensions of an operand are not one strided run}}
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%sub, %f : memref<2x4x3x9x9xbf16, strided<[1944, 486, 81, 9, 1]>>, memref<4x5x3x3x3xbf16>) outs(%o : memref<2x4x5x7x7xf32>)
+  return
+}

@@ -6,7 +6,7 @@
 // RUN: amp-opt %s --amp-lower-to-runtime='stats=true' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=STATS
 // STATS:      amp-lower-to-runtime statistics:
-// STATS-NEXT:   16 ops-lowered
+// STATS-NEXT:   18 ops-lowered
 // STATS-NEXT:   2 ops-left
 
 // CHECK-LABEL: module
@@ -162,6 +162,35 @@ func.func @depthwise(%i: memref<2x32x9x9xbf16>, %f: memref<32x3x3xbf16>, %o: mem
     ins(%i, %f : memref<2x32x9x9xbf16>, memref<32x3x3xbf16>) outs(%o : memref<2x32x4x4xf32>)
   linalg.depthwise_conv_2d_nhwc_hwc {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
     ins(%i2, %f2 : memref<1x10x10x16xf16>, memref<3x3x16xf16>) outs(%o2 : memref<1x6x6x16xf16>)
+  return
+}
+
+// -----
+
+// Grouped convolutions on 5-D tensors (torch-mlir's weight gradient of a
+// strided convolution): one grouped NCHW convolution per call, also from a
+// subview whose group and channel dimensions are one strided run.
+// CHECK-DAG:   func.func private @amp_rt_conv2d_ngchw_gfchw_bf16_f32(memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @grouped
+// CHECK-SAME:    (%[[I:.+]]: memref<4x8x1x14x14xbf16>, %[[F:.+]]: memref<8x16x1x7x7xbf16>, %[[O:.+]]: memref<4x8x16x2x2xf32>
+// CHECK-DAG:     %[[IC:.+]] = memref.cast %[[I]] : memref<4x8x1x14x14xbf16> to memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>
+// CHECK-DAG:     %[[FC:.+]] = memref.cast %[[F]] : memref<8x16x1x7x7xbf16> to memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>
+// CHECK-DAG:     %[[OC:.+]] = memref.cast %[[O]] : memref<4x8x16x2x2xf32> to memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>
+// CHECK:         %[[SH:.+]] = arith.constant 1 : i64
+// CHECK:         %[[SW:.+]] = arith.constant 1 : i64
+// CHECK:         %[[DH:.+]] = arith.constant 2 : i64
+// CHECK:         %[[DW:.+]] = arith.constant 2 : i64
+// CHECK:         call @amp_rt_conv2d_ngchw_gfchw_bf16_f32(%[[IC]], %[[FC]], %[[OC]], %[[SH]], %[[SW]], %[[DH]], %[[DW]])
+// CHECK:         call @amp_rt_conv2d_ngchw_gfchw_bf16_f32(
+// CHECK-NOT:     linalg.conv_2d_ngchw_gfchw
+func.func @grouped(%i: memref<4x8x1x14x14xbf16>, %f: memref<8x16x1x7x7xbf16>, %o: memref<4x8x16x2x2xf32>,
+                   %big: memref<4x8x1x14x20xbf16>) {
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%i, %f : memref<4x8x1x14x14xbf16>, memref<8x16x1x7x7xbf16>) outs(%o : memref<4x8x16x2x2xf32>)
+  %sub = memref.subview %big[0, 0, 0, 0, 3] [4, 8, 1, 14, 14] [1, 1, 1, 1, 1]
+    : memref<4x8x1x14x20xbf16> to memref<4x8x1x14x14xbf16, strided<[2240, 280, 280, 20, 1], offset: 3>>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%sub, %f : memref<4x8x1x14x14xbf16, strided<[2240, 280, 280, 20, 1], offset: 3>>, memref<8x16x1x7x7xbf16>) outs(%o : memref<4x8x16x2x2xf32>)
   return
 }
 

@@ -2,10 +2,11 @@
 //
 // After bufferization, amp-lower-to-runtime replaces low-precision
 // linalg.matmul / linalg.batch_matmul / linalg.conv_2d_nhwc_hwcf /
-// linalg.conv_2d_nchw_fchw / linalg.depthwise_conv_2d_{nhwc_hwc,nchw_chw}
-// on memrefs (and, with include-f32, f32 ones too)
-// by calls into libamp_rt (runtime/include/amp_rt.h). The entry points take
-// fully dynamic strided memrefs through the C interface
+// linalg.conv_2d_nchw_fchw / linalg.conv_2d_ngchw_gfchw /
+// linalg.depthwise_conv_2d_{nhwc_hwc,nchw_chw} on memrefs (and, with
+// include-f32, f32 ones too) by calls into libamp_rt
+// (runtime/include/amp_rt.h). The entry points take fully dynamic strided
+// memrefs through the C interface
 // (`llvm.emit_c_interface`, so the runtime receives `_mlir_ciface_`
 // descriptors), which is why every operand is first `memref.cast` to that
 // layout. Ops that no entry point implements stay for the upstream lowering.
@@ -218,6 +219,28 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
     kind = "conv2d_nchw_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars = getConvScalars(conv);
+  } else if (auto conv =
+                 dyn_cast<linalg::Conv2DNgchwGfchwOp>(op.getOperation())) {
+    // The runtime merges (G, C) of I, (G, F) of the filter and (G, F) of O
+    // into the channels of a grouped NCHW convolution.
+    auto mergeable = [](Type type, int64_t dim) {
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t i = 0; i < 5; ++i)
+        if (i != dim + 1)
+          groups.push_back(i == dim ? ReassociationIndices{i, i + 1}
+                                    : ReassociationIndices{i});
+      return memref::CollapseShapeOp::isGuaranteedCollapsible(
+          cast<MemRefType>(type), groups);
+    };
+    if (!mergeable(types[0], 1) || !mergeable(types[1], 0) ||
+        !mergeable(types[2], 1)) {
+      why = "the group and channel dimensions of an operand are not one "
+            "strided run";
+      return failure();
+    }
+    kind = "conv2d_ngchw_gfchw";
+    call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
+    call.scalars = getConvScalars(conv);
   } else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(
                  op.getOperation())) {
     kind = "depthwise_conv2d_nhwc_hwc";
@@ -328,7 +351,8 @@ struct ContractionToRuntimeCall final
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(op));
     if (!(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-              linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNhwcHwcOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
+              linalg::DepthwiseConv2DNhwcHwcOp,
               linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()) ||
           op->hasAttr(kBlockedConvAttrName)) ||
         !op.hasPureBufferSemantics() || !module)
