@@ -253,6 +253,14 @@ static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
   if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createReturnDonatedBuffersPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // parallel: the copies bufferization made and the fills left whole run
+  // one chunk per thread too.
+  if (on.parallel) {
+    TileForThreadsPassOptions tile;
+    tile.numThreads = on.threads;
+    tile.buffers = true;
+    pm.addPass(createTileForThreadsPass(tile));
+  }
 }
 
 /// Loops. parallel: the chunks of amp-tile-for-threads become OpenMP

@@ -11,7 +11,9 @@
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -65,16 +67,30 @@ struct TileForThreadsPass
     // were split before.
     // A fill that only initializes contractions stays whole too: the
     // runtime call overwrites the output instead (amp-lower-to-runtime).
+    // A window reduction without a product (max / sum pooling) has no
+    // library call: it is split like any other loop nest.
     auto isLibraryOp = [](Operation *op) {
-      return isa<linalg::ContractionOpInterface,
-                 linalg::ConvolutionOpInterface>(op) ||
+      if (isa<linalg::ConvolutionOpInterface>(op))
+        return llvm::any_of(op->getRegion(0).getOps(), [](Operation &inner) {
+          return isa<arith::MulFOp, arith::MulIOp>(inner);
+        });
+      return isa<linalg::ContractionOpInterface>(op) ||
              !amp::matchBlockedConv(op).empty();
     };
+    IRRewriter rewriter(&getContext());
+    if (buffers)
+      copiesToLinalg(rewriter);
+
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!op.hasPureTensorSemantics() || isLibraryOp(op) ||
-          op->getParentOfType<scf::ForallOp>())
+      bool semantics =
+          buffers ? op.hasPureBufferSemantics() : op.hasPureTensorSemantics();
+      if (!semantics || isLibraryOp(op) || op->getParentOfType<scf::ForallOp>())
         return;
+      if (buffers) {
+        candidates.push_back(op);
+        return;
+      }
       if (isa<linalg::FillOp>(op.getOperation()) &&
           llvm::all_of(op->getUsers(), isLibraryOp))
         return;
@@ -88,7 +104,6 @@ struct TileForThreadsPass
       candidates.push_back(op);
     });
 
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : candidates) {
       std::optional<unsigned> loop =
           chooseSplitLoop(op, threads, minIterations);
@@ -105,7 +120,32 @@ struct TileForThreadsPass
       // An op the tiling interface cannot split stays one serial loop nest.
       if (failed(tiled))
         continue;
-      rewriter.replaceOp(op, tiled->replacements);
+      if (buffers)
+        rewriter.eraseOp(op);
+      else
+        rewriter.replaceOp(op, tiled->replacements);
+    }
+  }
+
+  /// Bufferization's copies (slice insertions it could not do in place,
+  /// copies of arguments a step updates) are memref.copy: one memcpy on one
+  /// thread where both sides are contiguous, otherwise the C runner's
+  /// element-by-element `memrefCopy`. Big ones become linalg.copy, which the
+  /// walk then splits into vectorizable loops per thread.
+  void copiesToLinalg(RewriterBase &rewriter) {
+    SmallVector<memref::CopyOp> copies;
+    getOperation()->walk([&](memref::CopyOp copy) {
+      auto type = dyn_cast<MemRefType>(copy.getSource().getType());
+      if (type && type.hasStaticShape() &&
+          type.getNumElements() >= minIterations &&
+          isa<MemRefType>(copy.getTarget().getType()) &&
+          !copy->getParentOfType<scf::ForallOp>())
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
     }
   }
 };

@@ -597,11 +597,23 @@ def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
 
     Ops below the threshold stay serial: a fork/join costs a few
     microseconds, more than a 32K-point loop saves.
+
+    With `buffers=true` (run after bufferization and amp-lower-to-runtime)
+    it splits the `linalg` ops on memrefs instead: the fills that stayed
+    for a library call that could not overwrite its output, and the copies
+    bufferization made. Every static `memref.copy` of at least
+    `min-iterations` elements becomes a `linalg.copy` first: lowered as it
+    is, a copy runs on one thread, through the C runner's
+    element-by-element `memrefCopy` when a side is strided (torch-mlir's
+    max-pooling backward writes stride-2 slices).
   }];
   let options = [
     Option<"numThreads", "num-threads", "unsigned", /*default=*/"0",
            "Chunks per tiled op (0: the compiling machine's hardware "
            "threads)">,
+    Option<"buffers", "buffers", "bool", /*default=*/"false",
+           "Split ops on memrefs (and memref.copy) instead of ops on "
+           "tensors">,
     Option<"minIterations", "min-iterations", "int64_t",
            /*default=*/"32768",
            "Tile only ops whose iteration space has at least this many "
@@ -609,6 +621,8 @@ def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -269,13 +269,23 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
 }
 
 /// The `linalg.fill` with zero that initializes `op`'s output right before
-/// `op`, or null. The output must be a fresh `memref.alloc` that nothing
-/// reads, writes or views between the fill and `op`: the runtime call then
-/// overwrites it (beta = 0, the `_overwrite` entry point) and the fill goes,
-/// which saves a pass over the output and the library re-reading it.
+/// `op`, or null. The output must be a fresh `memref.alloc` (or a reshape of
+/// one) that nothing reads, writes or views between the fill and `op`: the
+/// runtime call then overwrites it (beta = 0, the `_overwrite` entry point) and
+/// the fill goes, which saves a pass over the output and the library re-reading
+/// it.
 static linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op) {
   Value out = op.getDpsInitOperand(0)->get();
-  if (!out.getDefiningOp<memref::AllocOp>())
+  // The output may be a reshaped view of the buffer (a 5-D grouped
+  // convolution's output of a 4-D tensor): `views` runs from the alloc to
+  // `out`, each view the only user of the one before.
+  SmallVector<Value, 3> views = {out};
+  while (Operation *def = views.back().getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      break;
+    views.push_back(def->getOperand(0));
+  }
+  if (!views.back().getDefiningOp<memref::AllocOp>())
     return {};
   linalg::FillOp fill;
   for (Operation *prev = op->getPrevNode(); prev && !fill;
@@ -290,12 +300,15 @@ static linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op) {
   // Uses after `op` (a view of the result, its consumers) are fine; any
   // other use could read the zeros or alias the buffer.
   Block *block = op->getBlock();
-  for (Operation *user : out.getUsers()) {
-    if (user == fill.getOperation() || user == op.getOperation())
-      continue;
-    Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (!inBlock || !op->isBeforeInBlock(inBlock))
-      return {};
+  for (auto [i, value] : llvm::enumerate(views)) {
+    for (Operation *user : value.getUsers()) {
+      if (user == fill.getOperation() || user == op.getOperation() ||
+          (i > 0 && user == views[i - 1].getDefiningOp()))
+        continue;
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock || !op->isBeforeInBlock(inBlock))
+        return {};
+    }
   }
   return fill;
 }
