@@ -206,6 +206,8 @@ struct LoweringStages {
 static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   pm.addPass(createConvertElementwiseToLinalgPass());
   if (on.fast) {
+    // Convolutions of which only a slice is read compute that slice.
+    pm.addPass(createShrinkSlicedConvsPass());
     // NCHW convolution chains keep oneDNN's blocked layout between the
     // library calls (amp-lower-to-runtime's nchw16c entry points).
     if (on.blockConvs)

@@ -626,6 +626,30 @@ def TileForThreadsPass : Pass<"amp-tile-for-threads"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ShrinkSlicedConvsPass : Pass<"amp-shrink-sliced-convs"> {
+  let summary = "Compute only the slice of a convolution's result that is "
+                "read";
+  let description = [{
+    torch-mlir writes the weight gradient of a strided convolution as a
+    grouped convolution (`linalg.conv_2d_ngchw_gfchw`, the batch as the
+    groups) whose output window is larger than the filter (2×2 for a 1×1
+    filter of stride 2, 4×4 for a 3×3 one, 8×8 for resnet18's 7×7 stem),
+    and keeps only the filter's corner with `tensor.extract_slice`: up to 4×
+    the work, on a result of up to 67 MB (resnet18, batch 8). A
+    convolution (`linalg::ConvolutionOpInterface`) whose only use is an
+    `extract_slice` is replaced by the convolution of that slice
+    (upstream's `tensor::replaceExtractSliceWithTiledProducer` through the
+    `TilingInterface`), after upstream's patterns have moved the slices
+    above the reshapes and elementwise ops (an AMP rounding) between them
+    and merged consecutive slices; the
+    sliced `linalg.fill` init becomes a fill of a smaller `tensor.empty`.
+
+    Part of the fast pipeline, before `amp-prepare-destinations`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrepareDestinationsPass : Pass<"amp-prepare-destinations"> {
   let summary = "Give each contraction its own zero-filled init and make "
                 "pads and slice insertions copy loops, so that bufferization "
