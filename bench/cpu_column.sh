@@ -2,17 +2,17 @@
 # Every CPU benchmark of docs/performance.md and docs/downstream.md in one
 # run, for one column of their tables: the CPU named first, then the GEMMs,
 # the convolutions, the training steps, the resnet18 and mobilenet_v2
-# forwards and IREE, each
+# forwards, resnet18's training step and IREE, each
 # output kept in OUT, and the goal lines of all of them at the end.
 #
-#   bench/cpu_column.sh [--quick] [--only=gemm,conv,steps,resnet18,mobilenet,iree] [OUT]
+#   bench/cpu_column.sh [--quick] [--only=gemm,conv,steps,resnet18,mobilenet,resnet18-train,iree] [OUT]
 #
 # OUT defaults to build/cpu-column/<cpu family>-<UTC time>. --quick runs
 # the short variants (to check the setup, not for figures). The resnet18
 # forward and the training steps' PyTorch columns need the torch venv
 # (scripts/setup-torch.sh), IREE its own (scripts/setup-iree.sh); a
 # benchmark whose prerequisites are missing is skipped with a line saying
-# so. Nothing else may run on the machine meanwhile (about 45 minutes on a
+# so. Nothing else may run on the machine meanwhile (about 50 minutes on a
 # 2-core Zen 4; the figures are ratios measured side by side, but a busy
 # machine moves them). BENCH_THREADS and AMP_BUILD_DIR as for each
 # benchmark (bench/bench_env.sh).
@@ -20,7 +20,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 
 quick=()
-only=gemm,conv,steps,resnet18,mobilenet,iree
+only=gemm,conv,steps,resnet18,mobilenet,resnet18-train,iree
 out=
 for arg in "$@"; do
   case $arg in
@@ -32,9 +32,9 @@ for arg in "$@"; do
 done
 for name in ${only//,/ }; do
   case $name in
-  gemm | conv | steps | resnet18 | mobilenet | iree) ;;
+  gemm | conv | steps | resnet18 | mobilenet | resnet18-train | iree) ;;
   *) echo "cpu_column: unknown benchmark '$name' in --only" \
-       "(expected gemm, conv, steps, resnet18, mobilenet, iree)" >&2; exit 2 ;;
+       "(expected gemm, conv, steps, resnet18, mobilenet, resnet18-train, iree)" >&2; exit 2 ;;
   esac
 done
 
@@ -97,6 +97,18 @@ if wanted mobilenet; then
     run mobilenet "$root/bench/resnet18_forward.sh" --model=mobilenet_v2
   else
     skip mobilenet "no torch venv: scripts/setup-torch.sh"
+  fi
+fi
+if wanted resnet18-train; then
+  if have_torch; then
+    if [[ ${#quick[@]} -gt 0 ]]; then
+      run resnet18-train "$root/bench/resnet18_forward.sh" --train --rounds=1 \
+        --bench-steps=2
+    else
+      run resnet18-train "$root/bench/resnet18_forward.sh" --train
+    fi
+  else
+    skip resnet18-train "no torch venv: scripts/setup-torch.sh"
   fi
 fi
 if wanted iree; then
