@@ -274,9 +274,24 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
         if (pad && pad.hasZeroLowPad() && pad.hasZeroHighPad() &&
             pad.getSourceType() == pad.getResultType())
           rewriter.replaceOp(pad, pad.getSource());
-      } else if (failed(linalg::lowerUnPack(rewriter,
-                                            cast<linalg::UnPackOp>(op)))) {
-        return signalPassFailure();
+      } else {
+        FailureOr<linalg::LowerUnPackOpResult> lowered =
+            linalg::lowerUnPack(rewriter, cast<linalg::UnPackOp>(op));
+        if (failed(lowered))
+          return signalPassFailure();
+        // The lowering ends with a linalg.copy into the unpack's
+        // destination. Into an empty tensor that copy is the value itself
+        // (bufferization would copy every unblocked activation once more).
+        Value unpacked = lowered->extractSliceOp
+                             ? lowered->extractSliceOp.getResult()
+                             : lowered->collapseShapeOp.getResult();
+        for (Operation *user :
+             llvm::make_early_inc_range(unpacked.getUsers())) {
+          auto copy = dyn_cast<linalg::CopyOp>(user);
+          if (copy && copy.hasPureTensorSemantics() &&
+              copy.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
+            rewriter.replaceOp(copy, unpacked);
+        }
       }
     }
   }
