@@ -3,7 +3,8 @@
 // convolution) computed by libamp_rt's CPU backend as grouped NCHW
 // convolutions and by plain loops on the same inputs, compared element by
 // element: f32 (the fast pipeline), bf16 and f16, strides, dilations, an
-// accumulating and a zero-filled output.
+// accumulating and a zero-filled output, and one channel per group (run as
+// per-group backward-filter convolutions) and several.
 // REQUIRES: amp-runtime
 //
 // RUN: %amp_src/scripts/lower-to-llvm.sh %s > %t.loops.ll.mlir
@@ -150,5 +151,26 @@ func.func @main() {
   %rc4 = tensor.collapse_shape %rcw [[0], [1, 2], [3], [4]] : tensor<1x4x3x3x5xf32> into tensor<1x12x3x5xf32>
   %pc = tensor.cast %rc4 : tensor<1x12x3x5xf32> to tensor<?x?x?x?xf32>
   call @print4(%pc) : (tensor<?x?x?x?xf32>) -> ()
+
+  // One channel per group (the weight-gradient form, run per group as a
+  // backward-filter convolution) with strides (2, 1) and dilations (1, 3),
+  // bf16 -> f32 accumulating into a non-zero output.
+  %c11 = arith.constant 11 : index
+  %xd = call @gen(%c4, %c2, %c11, %c12, %a3, %a4, %a2, %a1) : (index, index, index, index, f32, f32, f32, f32) -> tensor<?x?x?x?xf32>
+  %fd = call @gen(%c2, %c3, %c3, %c2, %a2, %a1, %a4, %a3) : (index, index, index, index, f32, f32, f32, f32) -> tensor<?x?x?x?xf32>
+  %od = call @gen(%c4, %c6, %c5, %c9, %a4, %a4, %a1, %a2) : (index, index, index, index, f32, f32, f32, f32) -> tensor<?x?x?x?xf32>
+  %xd4 = tensor.cast %xd : tensor<?x?x?x?xf32> to tensor<4x2x11x12xf32>
+  %fd4 = tensor.cast %fd : tensor<?x?x?x?xf32> to tensor<2x3x3x2xf32>
+  %od4 = tensor.cast %od : tensor<?x?x?x?xf32> to tensor<4x6x5x9xf32>
+  %xd5 = tensor.expand_shape %xd4 [[0], [1, 2], [3], [4]] output_shape [4, 2, 1, 11, 12] : tensor<4x2x11x12xf32> into tensor<4x2x1x11x12xf32>
+  %fd5 = tensor.expand_shape %fd4 [[0], [1, 2], [3], [4]] output_shape [2, 3, 1, 3, 2] : tensor<2x3x3x2xf32> into tensor<2x3x1x3x2xf32>
+  %od5 = tensor.expand_shape %od4 [[0], [1, 2], [3], [4]] output_shape [4, 2, 3, 5, 9] : tensor<4x6x5x9xf32> into tensor<4x2x3x5x9xf32>
+  %xd16 = arith.truncf %xd5 : tensor<4x2x1x11x12xf32> to tensor<4x2x1x11x12xbf16>
+  %fd16 = arith.truncf %fd5 : tensor<2x3x1x3x2xf32> to tensor<2x3x1x3x2xbf16>
+  %rd = linalg.conv_2d_ngchw_gfchw {dilations = dense<[1, 3]> : vector<2xi64>, strides = dense<[2, 1]> : vector<2xi64>}
+    ins(%xd16, %fd16 : tensor<4x2x1x11x12xbf16>, tensor<2x3x1x3x2xbf16>) outs(%od5 : tensor<4x2x3x5x9xf32>) -> tensor<4x2x3x5x9xf32>
+  %rd4 = tensor.collapse_shape %rd [[0], [1, 2], [3], [4]] : tensor<4x2x3x5x9xf32> into tensor<4x6x5x9xf32>
+  %pd = tensor.cast %rd4 : tensor<4x6x5x9xf32> to tensor<?x?x?x?xf32>
+  call @print4(%pd) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
