@@ -42,19 +42,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from train_step import cpu_info, fmt_ratio, load_avg  # noqa: E402
 
-TORCH_SNIPPET = r"""
+# Shared by both PyTorch snippets: arguments threads, batch, calls, model;
+# median_ms(f) is the median of `calls` timed calls after two warm-ups.
+TORCH_PRELUDE = r"""
 import sys, time, torch, torchvision
 torch.set_num_threads(int(sys.argv[1]))
 batch, calls = int(sys.argv[2]), int(sys.argv[3])
-m = getattr(torchvision.models, sys.argv[4])().eval()
+model = getattr(torchvision.models, sys.argv[4])
 x = torch.randn(batch, 3, 224, 224)
 def median_ms(f):
     f(); f()
     ts = []
     for _ in range(calls):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+        t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
     ts.sort()
     return ts[len(ts) // 2] * 1e3
+"""
+
+TORCH_SNIPPET = TORCH_PRELUDE + r"""
+m = model().eval()
 with torch.no_grad():
     print("torch f32 %.2f" % median_ms(lambda: m(x)))
     with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -100,13 +106,9 @@ def add_bench_step(src_path, dst_path):
         f.write(src[:end] + step + "}\n")
 
 
-TORCH_TRAIN_SNIPPET = r"""
-import sys, time, torch, torchvision
+TORCH_TRAIN_SNIPPET = TORCH_PRELUDE + r"""
 import torch.nn.functional as F
-torch.set_num_threads(int(sys.argv[1]))
-batch, calls = int(sys.argv[2]), int(sys.argv[3])
-m = getattr(torchvision.models, sys.argv[4])().train()
-x = torch.randn(batch, 3, 224, 224)
+m = model().train()
 t = F.one_hot(torch.randint(0, 1000, (batch,)), 1000).float()
 opt = torch.optim.SGD(m.parameters(), lr=0.01)
 def step(low):
@@ -115,13 +117,6 @@ def step(low):
         loss = -(F.log_softmax(m(x), dim=-1) * t).sum() / batch
     loss.backward()
     opt.step()
-def median_ms(f):
-    f(); f()
-    ts = []
-    for _ in range(calls):
-        t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
-    ts.sort()
-    return ts[len(ts) // 2] * 1e3
 print("torch f32 %.2f" % median_ms(lambda: step(False)))
 print("torch bf16 %.2f" % median_ms(lambda: step(True)))
 """

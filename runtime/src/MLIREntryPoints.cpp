@@ -19,16 +19,13 @@ using namespace amp::rt;
 
 namespace {
 
-/// Builds a view of a rank-R memref descriptor, or fails with a message.
+/// Fails unless `m` is a usable rank-R memref descriptor: non-null,
+/// non-negative sizes, strides and offset, a pointer unless it is empty.
 template <typename Desc, int R>
-amp_rt_status viewOf(const char *fn, const char *name, const Desc *m,
-                     amp_rt_dtype t, TensorView &v) {
+amp_rt_status checkDescriptor(const char *fn, const char *name, const Desc *m) {
   if (!m)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: memref %s is NULL", fn,
                 name);
-  v = TensorView{};
-  v.dtype = t;
-  v.rank = R;
   int64_t n = 1;
   for (int i = 0; i < R; ++i) {
     if (m->sizes[i] < 0)
@@ -39,8 +36,6 @@ amp_rt_status viewOf(const char *fn, const char *name, const Desc *m,
       return fail(AMP_RT_ERROR_UNSUPPORTED,
                   "%s: memref %s has negative stride %lld in dimension %d", fn,
                   name, (long long)m->strides[i], i);
-    v.sizes[i] = m->sizes[i];
-    v.strides[i] = m->strides[i];
     n *= m->sizes[i];
   }
   if (m->offset < 0)
@@ -49,9 +44,50 @@ amp_rt_status viewOf(const char *fn, const char *name, const Desc *m,
   if (n > 0 && !m->aligned)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
                 "%s: memref %s has a NULL aligned pointer", fn, name);
+  return AMP_RT_SUCCESS;
+}
+
+/// Builds a view of a rank-R memref descriptor, or fails with a message.
+template <typename Desc, int R>
+amp_rt_status viewOf(const char *fn, const char *name, const Desc *m,
+                     amp_rt_dtype t, TensorView &v) {
+  if (amp_rt_status s = checkDescriptor<Desc, R>(fn, name, m))
+    return s;
+  v = TensorView{};
+  v.dtype = t;
+  v.rank = R;
+  for (int i = 0; i < R; ++i) {
+    v.sizes[i] = m->sizes[i];
+    v.strides[i] = m->strides[i];
+  }
   v.data = m->aligned ? static_cast<char *>(m->aligned) +
                             m->offset * int64_t(dtypeSize(t))
                       : nullptr;
+  return AMP_RT_SUCCESS;
+}
+
+/// The input rows and columns (needH x needW) an OH x OW output of a
+/// KH x KW window with strides (sh, sw) and dilations (dh, dw) reads;
+/// fails if a stride or dilation is below 1 or the H x W input is smaller.
+amp_rt_status convWindow(const char *fn, int64_t OH, int64_t OW, int64_t KH,
+                         int64_t KW, int64_t H, int64_t W, int64_t sh,
+                         int64_t sw, int64_t dh, int64_t dw, int64_t &needH,
+                         int64_t &needW) {
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: strides (%lld, %lld) and dilations (%lld, %lld) must be "
+                ">= 1",
+                fn, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
+  needH = (OH - 1) * sh + (KH - 1) * dh + 1;
+  needW = (OW - 1) * sw + (KW - 1) * dw + 1;
+  if (needH > H || needW > W)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: an %lldx%lld output with a %lldx%lld filter, strides "
+                "(%lld, %lld) and dilations (%lld, %lld) needs a %lldx%lld "
+                "input, but I is %lldx%lld",
+                fn, (long long)OH, (long long)OW, (long long)KH, (long long)KW,
+                (long long)sh, (long long)sw, (long long)dh, (long long)dw,
+                (long long)needH, (long long)needW, (long long)H, (long long)W);
   return AMP_RT_SUCCESS;
 }
 
@@ -118,11 +154,6 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
       (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)) ||
       (s = viewOf<amp_rt_memref_4d, 4>(fn, "O", O, out, vo)))
     return s;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: strides (%lld, %lld) and dilations (%lld, %lld) must be "
-                ">= 1",
-                fn, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
   // Dimension positions: I (n, h, w, c), F (kh, kw, c, f), O (n, oh, ow, f).
   const int iN = 0, iH = nhwc ? 1 : 2, iW = nhwc ? 2 : 3, iC = nhwc ? 3 : 1;
   const int fKH = nhwc ? 0 : 2, fKW = nhwc ? 1 : 3, fC = nhwc ? 2 : 1,
@@ -141,18 +172,12 @@ amp_rt_status conv2d(const char *fn, bool nhwc, amp_rt_dtype in,
                 "and %lld channels",
                 fn, (long long)N, (long long)C, (long long)FC, (long long)K,
                 (long long)ON, (long long)OK);
+  int64_t needH, needW;
   if (N == 0 || K == 0 || OH == 0 || OW == 0 || C == 0 || KH == 0 || KW == 0)
-    return AMP_RT_SUCCESS; // empty output or empty sum: O += 0
-  int64_t needH = (OH - 1) * sh + (KH - 1) * dh + 1;
-  int64_t needW = (OW - 1) * sw + (KW - 1) * dw + 1;
-  if (needH > H || needW > W)
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: an %lldx%lld output with a %lldx%lld filter, strides "
-                "(%lld, %lld) and dilations (%lld, %lld) needs a %lldx%lld "
-                "input, but I is %lldx%lld",
-                fn, (long long)OH, (long long)OW, (long long)KH, (long long)KW,
-                (long long)sh, (long long)sw, (long long)dh, (long long)dw,
-                (long long)needH, (long long)needW, (long long)H, (long long)W);
+    // Empty output or empty sum: O += 0 (the strides are still checked).
+    return convWindow(fn, 1, 1, 1, 1, 1, 1, sh, sw, dh, dw, needH, needW);
+  if ((s = convWindow(fn, OH, OW, KH, KW, H, W, sh, sw, dh, dw, needH, needW)))
+    return s;
   // The runtime derives the output size from the input; when the IR keeps
   // fewer output rows/columns than fit, use only the input they read.
   if ((H - (KH - 1) * dh - 1) / sh + 1 != OH) {
@@ -269,37 +294,32 @@ amp_rt_status groupedConv2dAsWeightGradients(const char *fn, amp_rt_dtype in,
                                              const amp_rt_memref_5d *O,
                                              int64_t sh, int64_t sw, int64_t dh,
                                              int64_t dw, float beta) {
+  amp_rt_status s;
+  if ((s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "I", I)) ||
+      (s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "F", F)) ||
+      (s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "O", O)))
+    return s;
   const int64_t N = I->sizes[0], G = F->sizes[0], K = F->sizes[1],
                 KH = F->sizes[3], KW = F->sizes[4], OH = O->sizes[3],
                 OW = O->sizes[4];
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: strides (%lld, %lld) and dilations (%lld, %lld) must be "
-                ">= 1",
-                fn, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
   if (O->sizes[0] != N)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
                 "%s: shapes do not match: I has batch %lld, O %lld", fn,
                 (long long)N, (long long)O->sizes[0]);
-  if (N == 0 || K == 0 || OH == 0 || OW == 0 || KH == 0 || KW == 0)
-    return AMP_RT_SUCCESS; // empty output or empty sum: O += 0
   // The input rows and columns the output reads (linalg allows more).
-  const int64_t needH = (OH - 1) * sh + (KH - 1) * dh + 1,
-                needW = (OW - 1) * sw + (KW - 1) * dw + 1;
-  if (needH > I->sizes[3] || needW > I->sizes[4])
-    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
-                "%s: an %lldx%lld output with a %lldx%lld filter needs a "
-                "%lldx%lld input, but I is %lldx%lld",
-                fn, (long long)OH, (long long)OW, (long long)KH, (long long)KW,
-                (long long)needH, (long long)needW, (long long)I->sizes[3],
-                (long long)I->sizes[4]);
+  int64_t needH, needW;
+  if (N == 0 || K == 0 || OH == 0 || OW == 0 || KH == 0 || KW == 0)
+    // Empty output or empty sum: O += 0 (the strides are still checked).
+    return convWindow(fn, 1, 1, 1, 1, 1, 1, sh, sw, dh, dw, needH, needW);
+  if ((s = convWindow(fn, OH, OW, KH, KW, I->sizes[3], I->sizes[4], sh, sw, dh,
+                      dw, needH, needW)))
+    return s;
   amp_rt_conv2d_desc d{};
   d.layout = AMP_RT_NCHW;
   d.filter_layout = AMP_RT_FILTER_KCRS;
   d.N = 1, d.C = N, d.H = needH, d.W = needW, d.K = K, d.R = OH, d.S = OW;
   d.stride_h = dh, d.stride_w = dw, d.dil_h = sh, d.dil_w = sw;
   ConvProblem p;
-  amp_rt_status s;
   if ((s = makeConvProblem(fn, &d, p)))
     return s;
   if (p.P != KH || p.Q != KW)
