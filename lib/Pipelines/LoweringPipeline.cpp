@@ -208,15 +208,19 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   if (on.fast) {
     // Convolutions of which only a slice is read compute that slice.
     pm.addPass(createShrinkSlicedConvsPass());
+    // Per-sample weight gradients summed over the batch: one convolution.
+    pm.addPass(createUngroupSummedConvsPass());
     // NCHW convolution chains keep oneDNN's blocked layout between the
     // library calls (amp-lower-to-runtime's nchw16c entry points).
     if (on.blockConvs)
       pm.addPass(createBlockConvsPass());
     pm.addPass(createFuseElementwisePass());
     pm.addPass(createFoldTransposesIntoContractionsPass());
-    // No CSE here: it would merge the equal `linalg.fill`s that initialize
-    // two contractions, and bufferization would then copy the shared one.
     pm.addPass(createCanonicalizerPass());
+    // torch-mlir's backward re-expresses one value many times (the max-pool
+    // indices are blocked once per window position); CSE keeps one. The
+    // `linalg.fill`s it merges are split again per init right after.
+    pm.addPass(createCSEPass());
     pm.addPass(createPrepareDestinationsPass());
   }
   if (on.donateState)

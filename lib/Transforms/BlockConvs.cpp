@@ -246,6 +246,10 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
       RewritePatternSet patterns(context);
       linalg::populateDataLayoutPropagationPatterns(patterns, mayPropagate);
       linalg::populateSimplifyPackAndUnpackPatterns(patterns);
+      // A generic that reads one value twice (train-mode batch norm's
+      // square) has two unpacked operands, which upstream's propagation
+      // refuses; merging the duplicates lets the unpack move past it.
+      linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
       linalg::populateFoldPackUnpackIntoTensorEmptyPatterns(patterns);
       linalg::PackOp::getCanonicalizationPatterns(patterns, context);
       linalg::UnPackOp::getCanonicalizationPatterns(patterns, context);

@@ -199,6 +199,16 @@ TEST_P(ConvTest, VariedGeometriesWithAlphaBeta) {
            1),
       desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 3, 8, 9, 5, 18, 6, 8, 0, 0, 1, 1, 1,
            1),
+      // ... of a strided convolution: the forward stride as the dilation
+      // (torch-mlir's, ungrouped by amp-ungroup-summed-convs), also with a
+      // stride (a dilated forward convolution) and a row the output does
+      // not read.
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 4, 15, 14, 3, 18, 6, 6, 0, 0, 1, 1,
+           2, 2),
+      desc(AMP_RT_NHWC, AMP_RT_FILTER_RSCK, 4, 15, 14, 3, 18, 6, 6, 0, 0, 1, 1,
+           2, 2),
+      desc(AMP_RT_NCHW, AMP_RT_FILTER_KCRS, 2, 20, 8, 4, 5, 5, 4, 0, 0, 2, 1, 3,
+           2),
   };
   for (size_t i = 0; i < std::size(cases); ++i)
     for (TypePair tp : contractionTypes()) {

@@ -145,3 +145,39 @@ func.func @left_alone(%x: tensor<1x16x8x8xf32>, %w8: tensor<8x16x3x3xf32>, %y8: 
   %e = linalg.conv_2d_nhwc_hwcf ins(%xn, %wn : tensor<1x8x8x16xf32>, tensor<3x3x16x16xf32>) outs(%yn : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
   return %b, %c, %d, %e : tensor<1x8x6x6xf32>, tensor<1x16x3x3xf32>, tensor<?x16x6x6xf32>, tensor<1x6x6x16xf32>
 }
+
+// -----
+
+// Train-mode batch norm squares the centered activation (a generic reading
+// the same value twice) before summing it per channel: the duplicate input
+// is merged first, so the unpack still moves past the square and the sum,
+// and only the per-channel result changes layout.
+// CHECK-LABEL: func.func @square_then_sum(
+// CHECK:       %[[C:.+]] = linalg.generic {{.*}} attrs = {amp.blocked_conv
+// CHECK:       %[[SQ:.+]] = linalg.generic {{.*}} ins(%[[C]] : tensor<2x2x6x6x16xf32>)
+// CHECK:         arith.mulf %[[IN:.+]], %[[IN]] : f32
+// CHECK:       %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[SQ]] : tensor<2x2x6x6x16xf32>) outs(%{{.+}} : tensor<1x2x1x1x16xf32>)
+// CHECK:       linalg.transpose ins(%[[SUM]] : tensor<1x2x1x1x16xf32>)
+// CHECK-NOT:   linalg.transpose
+// CHECK:       return
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>
+func.func @square_then_sum(%x: tensor<2x32x8x8xf32>, %w: tensor<32x32x3x3xf32>) -> tensor<1x32x1x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<2x32x8x8xf32>, tensor<32x32x3x3xf32>) outs(%f : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  %sq = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %c : tensor<2x32x6x6xf32>, tensor<2x32x6x6xf32>) outs(%e : tensor<2x32x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x32x6x6xf32>
+  %e1 = tensor.empty() : tensor<1x32x1x1xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x32x1x1xf32>) -> tensor<1x32x1x1xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #chan], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%sq : tensor<2x32x6x6xf32>) outs(%f1 : tensor<1x32x1x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x32x1x1xf32>
+  return %s : tensor<1x32x1x1xf32>
+}

@@ -38,6 +38,7 @@
 
 // OK: overall
 // FAST-DAG: llvm.call @amp_rt_conv2d_ngchw_gfchw_f32_f32_overwrite(
+// FAST-DAG: llvm.call @amp_rt_conv2d_nchw_fchw_bf16_f32_overwrite(
 // LOWERED-DAG: llvm.call @amp_rt_conv2d_ngchw_gfchw_bf16_f32(
 // LOWERED-DAG: llvm.call @amp_rt_conv2d_ngchw_gfchw_f16_f16_overwrite(
 
@@ -172,5 +173,39 @@ func.func @main() {
   %rd4 = tensor.collapse_shape %rd [[0], [1, 2], [3], [4]] : tensor<4x2x3x5x9xf32> into tensor<4x6x5x9xf32>
   %pd = tensor.cast %rd4 : tensor<4x6x5x9xf32> to tensor<?x?x?x?xf32>
   call @print4(%pd) : (tensor<?x?x?x?xf32>) -> ()
+
+  // torch-mlir's bf16 weight gradient after --amp: one channel per group,
+  // the result rounded to bf16, transposed to G x F x N x KH x KW and summed
+  // over the groups (the batch, 3) in f32. The fast pipeline makes it one
+  // convolution (amp-ungroup-summed-convs), which libamp_rt runs as one
+  // backward-weights primitive with stride 2 (the dilation here); the loops
+  // round each group's result before the sum, the fast path does not.
+  %xe = call @gen(%c5, %c3, %c9, %c9, %a2, %a3, %a4, %a1) : (index, index, index, index, f32, f32, f32, f32) -> tensor<?x?x?x?xf32>
+  %fe = call @gen(%c3, %c4, %c4, %c4, %a1, %a4, %a3, %a2) : (index, index, index, index, f32, f32, f32, f32) -> tensor<?x?x?x?xf32>
+  %xe4 = tensor.cast %xe : tensor<?x?x?x?xf32> to tensor<5x3x9x9xf32>
+  %fe4 = tensor.cast %fe : tensor<?x?x?x?xf32> to tensor<3x4x4x4xf32>
+  %xe5 = tensor.expand_shape %xe4 [[0], [1, 2], [3], [4]] output_shape [5, 3, 1, 9, 9] : tensor<5x3x9x9xf32> into tensor<5x3x1x9x9xf32>
+  %fe5 = tensor.expand_shape %fe4 [[0], [1, 2], [3], [4]] output_shape [3, 4, 1, 4, 4] : tensor<3x4x4x4xf32> into tensor<3x4x1x4x4xf32>
+  %xe16 = arith.truncf %xe5 : tensor<5x3x1x9x9xf32> to tensor<5x3x1x9x9xbf16>
+  %fe16 = arith.truncf %fe5 : tensor<3x4x1x4x4xf32> to tensor<3x4x1x4x4xbf16>
+  %ee = tensor.empty() : tensor<5x3x4x3x3xf32>
+  %oe = linalg.fill ins(%zero : f32) outs(%ee : tensor<5x3x4x3x3xf32>) -> tensor<5x3x4x3x3xf32>
+  %re = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%xe16, %fe16 : tensor<5x3x1x9x9xbf16>, tensor<3x4x1x4x4xbf16>) outs(%oe : tensor<5x3x4x3x3xf32>) -> tensor<5x3x4x3x3xf32>
+  %re16 = arith.truncf %re : tensor<5x3x4x3x3xf32> to tensor<5x3x4x3x3xbf16>
+  %te = tensor.empty() : tensor<3x4x5x3x3xbf16>
+  %rte = linalg.transpose ins(%re16 : tensor<5x3x4x3x3xbf16>) outs(%te : tensor<3x4x5x3x3xbf16>) permutation = [1, 2, 0, 3, 4]
+  %se0 = tensor.empty() : tensor<4x5x3x3xf32>
+  %se1 = linalg.fill ins(%zero : f32) outs(%se0 : tensor<4x5x3x3xf32>) -> tensor<4x5x3x3xf32>
+  %se = linalg.generic {indexing_maps = [affine_map<(g, f, n, h, w) -> (g, f, n, h, w)>, affine_map<(g, f, n, h, w) -> (f, n, h, w)>],
+                        iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]}
+    ins(%rte : tensor<3x4x5x3x3xbf16>) outs(%se1 : tensor<4x5x3x3xf32>) {
+  ^bb0(%in: bf16, %acc: f32):
+    %w = arith.extf %in : bf16 to f32
+    %sum = arith.addf %w, %acc : f32
+    linalg.yield %sum : f32
+  } -> tensor<4x5x3x3xf32>
+  %pe = tensor.cast %se : tensor<4x5x3x3xf32> to tensor<?x?x?x?xf32>
+  call @print4(%pe) : (tensor<?x?x?x?xf32>) -> ()
   return
 }

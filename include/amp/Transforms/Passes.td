@@ -650,6 +650,35 @@ def ShrinkSlicedConvsPass : Pass<"amp-shrink-sliced-convs"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def UngroupSummedConvsPass : Pass<"amp-ungroup-summed-convs"> {
+  let summary = "Turn a sum over a grouped convolution's groups into one "
+                "ungrouped convolution";
+  let description = [{
+    torch-mlir writes the weight gradient of a strided convolution as a
+    grouped convolution (`linalg.conv_2d_ngchw_gfchw`) with the batch as
+    the groups and one input channel per group, then sums the per-sample
+    gradients: a `linalg.generic` reducing the group dimension of (a
+    `linalg.transpose` of) its result, through the AMP rounding of that
+    result when it is bf16 / f16. The sum over the groups of a grouped
+    convolution is the `linalg.conv_2d_nchw_fchw` whose input channels are
+    the (group, channel) pairs: the input's N x G*C x H x W view and the
+    filter transposed to F x G*C x KH x KW, same strides and dilations,
+    into zeros, transposed to the sum's layout. The batch-sized result, its
+    rounding, transpose and reduction go, and the library runs one
+    weight gradient over the batch instead of one per sample.
+
+    Matched only when the sum starts from zeros, the grouped convolution
+    too, and each op between them has no other reader. Numerics: the
+    per-group results are no longer rounded to bf16 / f16 before they are
+    summed in f32 (the sum is more accurate, as a backward-weights kernel
+    computes it); in f32 only the order of the sum changes.
+
+    Part of the fast pipeline, after `amp-shrink-sliced-convs`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrepareDestinationsPass : Pass<"amp-prepare-destinations"> {
   let summary = "Give each contraction its own zero-filled init and make "
                 "pads and slice insertions copy loops, so that bufferization "

@@ -80,25 +80,30 @@ memory::dims filterStrides(amp_rt_filter_layout l, int64_t k, int64_t c,
   }
 }
 
-/// A forward convolution (stride 1, no dilation or padding) whose filter is
-/// larger than its output is a weight gradient written as a convolution:
-/// what autodiff makes of dW[r,s,c,k] = sum x[n,p+r,q+s,c] dy[n,p,q,k] with
-/// transposes, batch and channels swapped (amp-gen-model's CNN step:
-/// a 26x26 "filter", a 3x3 "output"). oneDNN's forward kernels run that
-/// shape at half the rate of its backward-weights kernels in f32 (conv3 of
-/// the CNN step: 109 ms against 60 ms), so it runs as the weight gradient
-/// it is, on the caller's memory read through strides.
+/// A forward convolution (no padding) whose filter is larger than its
+/// output is a weight gradient written as a convolution: what autodiff
+/// makes of dW[r,s,c,k] = sum x[n,p*sh+r*dh,q*sw+s*dw,c] dy[n,p,q,k] with
+/// transposes, batch and channels swapped, the forward stride as the
+/// dilation and the forward dilation as the stride (amp-gen-model's CNN
+/// step: a 26x26 "filter", a 3x3 "output"; amp-ungroup-summed-convs's
+/// form of torch-mlir's strided ones: a 7x7 "filter" dilated by 2). oneDNN's
+/// forward kernels run that shape at half the rate of its backward-weights
+/// kernels in f32 (conv3 of the CNN step: 109 ms against 60 ms), so it runs
+/// as the weight gradient it is, on the caller's memory read through
+/// strides.
 bool weightGradientInDisguise(ConvDirection dir, const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
   return dir == ConvDirection::Forward && !p.blocked16 && d.groups == 1 &&
-         d.stride_h == 1 && d.stride_w == 1 && d.dil_h == 1 && d.dil_w == 1 &&
          d.pad_h == 0 && d.pad_w == 0 && d.R * d.S > p.P * p.Q;
 }
 
-/// The weight-gradient view of such a forward convolution O = conv(I, F):
+/// The weight-gradient view of such a forward convolution O = conv(I, F)
+/// with stride (sh, sw) and dilation (dh, dw):
 /// x[n', c', h, w] = I[c', h, w, n'] (batch and channels swapped),
 /// dy[n', k, p', q'] = F[p', q', n', k] (the filter is the output gradient)
-/// and dW[k, c', r', s'] = O[c', r', s', k].
+/// and dW[k, c', r', s'] = O[c', r', s', k], for the convolution of stride
+/// (dh, dw) and dilation (sh, sw). x keeps only the rows and columns the
+/// output reads (linalg allows more, oneDNN wants the sizes to agree).
 Geometry disguisedGeometry(const ConvProblem &p) {
   const amp_rt_conv2d_desc &d = p.desc;
   memory::dims in = activationStrides(d.layout, d.C, d.H, d.W);
@@ -106,11 +111,12 @@ Geometry disguisedGeometry(const ConvProblem &p) {
   memory::dims out = activationStrides(d.layout, d.K, p.P, p.Q);
   Geometry g;
   g.kernel = ConvDirection::BackwardFilter;
-  g.x = {d.C, d.N, d.H, d.W};
+  g.x = {d.C, d.N, (d.R - 1) * d.dil_h + (p.P - 1) * d.stride_h + 1,
+         (d.S - 1) * d.dil_w + (p.Q - 1) * d.stride_w + 1};
   g.y = {d.C, d.K, d.R, d.S};
   g.w = {d.K, d.N, p.P, p.Q};
-  g.strides = {1, 1};
-  g.dilates = {0, 0};
+  g.strides = {d.dil_h, d.dil_w};
+  g.dilates = {d.stride_h - 1, d.stride_w - 1};
   g.padL = g.padR = {0, 0};
   g.dims[0] = g.x, g.dims[1] = g.y, g.dims[2] = g.w;
   g.userStrides[0] = {in[1], in[0], in[2], in[3]};
