@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -316,6 +317,27 @@ static bool isNormalizationStatistic(Operation *op) {
   return false;
 }
 
+/// Whether the sum `op` runs over the first (batch) dimension of what it
+/// sums, per some other dimension: batch norm's statistics are over (N, H,
+/// W) per channel, layer norm's and softmax's over one sample's features.
+static bool sumsOverBatch(linalg::LinalgOp op) {
+  if (op.getNumParallelLoops() == 0)
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  bool any = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    // Broadcast operands (a per-channel scale) say nothing.
+    if (!map.isPermutation())
+      continue;
+    auto first = dyn_cast<AffineDimExpr>(map.getResult(0));
+    if (!first || !linalg::isReductionIterator(iterators[first.getPosition()]))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 std::optional<BodyPattern> mlir::amp::matchBodyPattern(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || op->getNumRegions() != 1 || op->getRegion(0).empty())
@@ -349,9 +371,13 @@ std::optional<BodyPattern> mlir::amp::matchBodyPattern(Operation *op) {
                linalgOp.isDpsInit(linalgOp.getMatchingOpOperand(arg));
       });
     });
-    pattern = !sums                          ? BodyPattern::Reduction
-              : isNormalizationStatistic(op) ? BodyPattern::Normalization
-                                             : BodyPattern::SumReduction;
+    if (!sums)
+      pattern = BodyPattern::Reduction;
+    else if (!isNormalizationStatistic(op))
+      pattern = BodyPattern::SumReduction;
+    else
+      pattern = sumsOverBatch(linalgOp) ? BodyPattern::BatchNormalization
+                                        : BodyPattern::Normalization;
   } else if (!computes) {
     pattern = BodyPattern::Copy;
   } else {

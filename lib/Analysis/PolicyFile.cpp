@@ -54,8 +54,9 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
     SmallVector<std::string> patterns;
     for (BodyPattern pattern :
          {BodyPattern::Contraction, BodyPattern::SumReduction,
-          BodyPattern::Normalization, BodyPattern::Reduction, BodyPattern::Copy,
-          BodyPattern::Elementwise, BodyPattern::Sigmoid}) {
+          BodyPattern::Normalization, BodyPattern::BatchNormalization,
+          BodyPattern::Reduction, BodyPattern::Copy, BodyPattern::Elementwise,
+          BodyPattern::Sigmoid}) {
       if (key == stringifyBodyPattern(pattern))
         return std::nullopt;
       patterns.push_back(
@@ -63,7 +64,8 @@ std::optional<PolicyKeyProblem> mlir::amp::checkPolicyKey(MLIRContext *ctx,
     }
     return error("unknown body pattern 'linalg.generic:" + key +
                  "' (expected contraction, sum-reduction, normalization, "
-                 "reduction, copy, elementwise or sigmoid)" +
+                 "batch-normalization, reduction, copy, elementwise or "
+                 "sigmoid)" +
                  didYouMean(("linalg.generic:" + key).str(), patterns));
   }
   auto [dialectName, opName] = key.split('.');

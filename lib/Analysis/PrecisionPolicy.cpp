@@ -28,6 +28,8 @@ StringRef mlir::amp::stringifyBodyPattern(BodyPattern pattern) {
     return "sum-reduction";
   case BodyPattern::Normalization:
     return "normalization";
+  case BodyPattern::BatchNormalization:
+    return "batch-normalization";
   case BodyPattern::Reduction:
     return "reduction";
   case BodyPattern::Copy:
@@ -215,15 +217,19 @@ static const char *const kDenyList[] = {
     "linalg.softmax",
     "linalg.generic:sum-reduction",
     "linalg.generic:normalization",
+    "linalg.generic:batch-normalization",
     "tosa.exp",
     "tosa.pow",
     "tosa.reduce_sum",
     "tosa.reduce_product",
 };
 
-// bf16 has f32's exponent range: sums and sum-pooling may run in bf16.
+// bf16 has f32's exponent range: sums and sum-pooling may run in bf16, and
+// so may batch norm with batch statistics, as under PyTorch's autocast (its
+// statistics still accumulate in f32: a sum keeps an f32 accumulator).
 static const char *const kBF16InferOverrides[] = {
     "linalg.generic:sum-reduction",
+    "linalg.generic:batch-normalization",
     "tosa.reduce_sum",
 };
 
@@ -431,20 +437,25 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
     std::string key = ("linalg.generic:" + stringifyBodyPattern(pattern)).str();
     std::string source;
     std::optional<PrecisionClass> listed = lookup(key, &source);
-    // A sigmoid is an elementwise body too, and a normalization statistic a
-    // sum: a user entry for the general pattern beats the default one for
-    // the special one.
-    if ((pattern == BodyPattern::Sigmoid ||
-         pattern == BodyPattern::Normalization) &&
-        StringRef(source).starts_with("default")) {
-      std::string generalKey = pattern == BodyPattern::Sigmoid
-                                   ? "linalg.generic:elementwise"
-                                   : "linalg.generic:sum-reduction";
+    // A sigmoid is an elementwise body too, a batch-norm statistic a
+    // normalization statistic, and that a sum: a user entry for a more
+    // general pattern beats the default one for the special one.
+    SmallVector<StringRef, 2> generalKeys;
+    if (pattern == BodyPattern::Sigmoid)
+      generalKeys = {"linalg.generic:elementwise"};
+    else if (pattern == BodyPattern::BatchNormalization)
+      generalKeys = {"linalg.generic:normalization",
+                     "linalg.generic:sum-reduction"};
+    else if (pattern == BodyPattern::Normalization)
+      generalKeys = {"linalg.generic:sum-reduction"};
+    for (StringRef generalKey : generalKeys) {
+      if (!StringRef(source).starts_with("default"))
+        break;
       std::string generalSource;
       std::optional<PrecisionClass> general =
           lookup(generalKey, &generalSource);
       if (general && !StringRef(generalSource).starts_with("default")) {
-        key = generalKey;
+        key = generalKey.str();
         listed = general;
         source = generalSource;
       }

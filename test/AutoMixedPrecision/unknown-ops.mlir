@@ -10,7 +10,7 @@
 // TWO-DAG: error: amp-auto-mixed-precision: deny-add: unknown op 'math.expp'; did you mean 'math.exp'?
 // TWO-DAG: error: amp-auto-mixed-precision: infer-remove: unknown op 'arith.adf'; did you mean 'arith.addf'?
 // RUN: not amp-opt %s --amp-auto-mixed-precision='clear-add=linalg.generic:elementwize' 2>&1 | FileCheck %s --check-prefix=PATTERN
-// PATTERN: error: amp-auto-mixed-precision: clear-add: unknown body pattern 'linalg.generic:elementwize' (expected contraction, sum-reduction, normalization, reduction, copy, elementwise or sigmoid); did you mean 'linalg.generic:elementwise'?
+// PATTERN: error: amp-auto-mixed-precision: clear-add: unknown body pattern 'linalg.generic:elementwize' (expected contraction, sum-reduction, normalization, batch-normalization, reduction, copy, elementwise or sigmoid); did you mean 'linalg.generic:elementwise'?
 // RUN: not amp-opt %s --amp-auto-mixed-precision='allow-add=linalg.matmul_*_nothing' 2>&1 | FileCheck %s --check-prefix=GLOB
 // GLOB: error: amp-auto-mixed-precision: allow-add: pattern 'linalg.matmul_*_nothing' matches no registered op
 // RUN: not amp-opt %s --amp-auto-mixed-precision='deny-add=exp' 2>&1 | FileCheck %s --check-prefix=NODOT

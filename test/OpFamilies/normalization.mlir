@@ -14,6 +14,10 @@
 // RUN:   | FileCheck %s --check-prefix=OLD
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 explain=true infer-remove=linalg.generic:sum-reduction clear-add=linalg.generic:sum-reduction' \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=USER
+// RUN: amp-opt %s --amp-auto-mixed-precision='mode=f16' | FileCheck %s --check-prefix=F16
+// RUN: echo '{"deny": ["linalg.generic:normalization"]}' > %t.json
+// RUN: amp-opt %s --amp-auto-mixed-precision="mode=bf16 policy=%t.json" \
+// RUN:   | FileCheck %s --check-prefix=BN-USER
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -106,4 +110,76 @@ func.func @bias_grad(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64
     linalg.yield %u : f32
   } -> tensor<64xf32>
   return %nb, %g : tensor<64xf32>, tensor<16x64xf32>
+}
+
+// Batch norm with batch statistics between two convolutions: the sums run
+// over the batch (and H, W) per channel, `linalg.generic:batch-normalization`,
+// which bf16 runs like PyTorch's autocast: the statistics read the bf16
+// activations into f32 accumulators, and the centered and normalized
+// activations are bf16. In f16 they stay f32 (deny), as layer norm does in
+// both modes. A user entry for linalg.generic:normalization covers it.
+// REMARK: normalization.mlir:[[@LINE+25]]:{{.*}} remark: amp: low: infer: between allow ops, runs low
+// CHECK-LABEL: func.func @batch_norm
+// CHECK:       %[[C:.*]] = linalg.conv_2d_nchw_fchw ins(%{{.*}}, %{{.*}} : tensor<2x4x3x3xbf16>, tensor<4x4x1x1xbf16>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// CHECK:       %[[CL:.*]] = arith.truncf %[[C]] : tensor<2x4x3x3xf32> to tensor<2x4x3x3xbf16>
+// CHECK:       %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[CL]] : tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+// CHECK:       %[[DEV:.*]] = linalg.generic {{.*}} ins(%[[CL]], %{{.*}} : tensor<2x4x3x3xbf16>, tensor<1x4x1x1xbf16>) outs(%{{.*}} : tensor<2x4x3x3xbf16>)
+// CHECK:       linalg.generic {{.*}} ins(%[[DEV]] : tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+// CHECK:       %[[NORM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x3x3xbf16>)
+// CHECK:       linalg.conv_2d_nchw_fchw ins(%[[NORM]], %{{.*}} : tensor<2x4x3x3xbf16>, tensor<4x4x1x1xbf16>)
+// F16-LABEL:   func.func @batch_norm
+// F16:         %[[C:.*]] = linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// F16:         linalg.generic {{.*}} ins(%[[C]] : tensor<2x4x3x3xf32>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+// F16:         linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<2x4x3x3xf32>, tensor<1x4x1x1xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// BN-USER-LABEL: func.func @batch_norm
+// BN-USER:       %[[C:.*]] = linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// BN-USER:       linalg.generic {{.*}} ins(%[[C]] : tensor<2x4x3x3xf32>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#chan = affine_map<(n, c, h, w) -> (0, c, 0, 0)>
+func.func @batch_norm(%x: tensor<2x4x3x3xf32>, %w1: tensor<4x4x1x1xf32>, %w2: tensor<4x4x1x1xf32>) -> tensor<2x4x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %es = tensor.empty() : tensor<1x4x1x1xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w1 : tensor<2x4x3x3xf32>, tensor<4x4x1x1xf32>) outs(%z : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %sum = linalg.generic {indexing_maps = [#nchw, #chan], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+    ins(%c : tensor<2x4x3x3xf32>) outs(%zs : tensor<1x4x1x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x1x1xf32>
+  %mean = linalg.generic {indexing_maps = [#nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%sum : tensor<1x4x1x1xf32>) outs(%es : tensor<1x4x1x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.constant 18.0 : f32
+    %m = arith.divf %a, %n : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x1x1xf32>
+  %dev = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%c, %mean : tensor<2x4x3x3xf32>, tensor<1x4x1x1xf32>) outs(%e : tensor<2x4x3x3xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<2x4x3x3xf32>
+  %var = linalg.generic {indexing_maps = [#nchw, #chan], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+    ins(%dev : tensor<2x4x3x3xf32>) outs(%zs : tensor<1x4x1x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %sq, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x1x1xf32>
+  %norm = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%dev, %var : tensor<2x4x3x3xf32>, tensor<1x4x1x1xf32>) outs(%e : tensor<2x4x3x3xf32>) {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %n = arith.constant 0.0555555 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %vm = arith.mulf %v, %n : f32
+    %ve = arith.addf %vm, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %y = arith.mulf %a, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x3x3xf32>
+  %out = linalg.conv_2d_nchw_fchw ins(%norm, %w2 : tensor<2x4x3x3xf32>, tensor<4x4x1x1xf32>) outs(%z : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %out : tensor<2x4x3x3xf32>
 }

@@ -32,14 +32,16 @@ enum class AmpMode { F16, BF16 };
 /// linalg.map, linalg.reduce) and of named linalg ops that no list names.
 /// Policy keys are `linalg.generic:<pattern>`.
 enum class BodyPattern {
-  Contraction,   // multiply-accumulate over reduction dims
-  SumReduction,  // additive reduction (sum, mean, variance, norm)
-  Normalization, // a sum whose result is combined with the values it sums
-                 // (layer / batch norm statistics, softmax denominators)
-  Reduction,     // other reduction (max, min, ...): class of its body ops
-  Copy,          // yields block arguments only (copy, transpose, broadcast)
-  Elementwise,   // parallel only: class of its strictest body op
-  Sigmoid,       // parallel only, exactly 1 / (1 + exp(-x)): bounded in [0, 1]
+  Contraction,        // multiply-accumulate over reduction dims
+  SumReduction,       // additive reduction (sum, mean, variance, norm)
+  Normalization,      // a sum whose result is combined with the values it sums
+                      // (layer norm statistics, softmax denominators)
+  BatchNormalization, // such a sum over the batch dimension (batch norm
+                      // statistics with batch statistics, their gradients)
+  Reduction,          // other reduction (max, min, ...): class of its body ops
+  Copy,        // yields block arguments only (copy, transpose, broadcast)
+  Elementwise, // parallel only: class of its strictest body op
+  Sigmoid,     // parallel only, exactly 1 / (1 + exp(-x)): bounded in [0, 1]
 };
 StringRef stringifyBodyPattern(BodyPattern pattern);
 
