@@ -113,12 +113,16 @@ struct FuseElementwisePass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     // Fuse a single-use producer into a linalg.generic consumer only: never
-    // into a named contraction or convolution (amp-lower-to-runtime's ops).
+    // into a named contraction or convolution (amp-lower-to-runtime's ops),
+    // and never the rounding of such an op's result, which the runtime call
+    // absorbs: the library then writes the 16-bit result, and the consumer
+    // reads half the bytes.
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
              isa<linalg::GenericOp>(fused->getOwner()) &&
-             !fused->getOwner()->hasAttr(kBlockedConvAttrName);
+             !fused->getOwner()->hasAttr(kBlockedConvAttrName) &&
+             !amp::isRoundingOfLibraryResult(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     patterns.add<FuseReturnedProducer>(context);

@@ -1,11 +1,14 @@
 //===- RoundingCopy.cpp - The rounding epilogue of a contraction ----------===//
 //
-// Shared by amp-tile-for-threads (which keeps it whole) and
-// amp-lower-to-runtime (which folds it into the runtime call).
+// Shared by amp-fuse-elementwise (which leaves it unfused),
+// amp-tile-for-threads (which keeps it whole) and amp-lower-to-runtime
+// (which folds it into the runtime call).
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Transforms/Passes.h"
+
+#include "amp/Transforms/BlockedConv.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,4 +30,21 @@ bool mlir::amp::isRoundingCopy(Operation *op) {
   return trunc && trunc.getIn() == body.getArgument(0) &&
          !trunc.getRoundingmodeAttr() &&
          body.getTerminator()->getOperands() == ValueRange(trunc.getResult());
+}
+
+bool mlir::amp::isLibraryContraction(Operation *op) {
+  if (isa<linalg::ConvolutionOpInterface>(op))
+    return llvm::any_of(op->getRegion(0).getOps(), [](Operation &inner) {
+      return isa<arith::MulFOp, arith::MulIOp>(inner);
+    });
+  return isa<linalg::ContractionOpInterface>(op) ||
+         !matchBlockedConv(op).empty();
+}
+
+bool mlir::amp::isRoundingOfLibraryResult(Operation *op) {
+  if (!isRoundingCopy(op))
+    return false;
+  Operation *producer =
+      cast<linalg::GenericOp>(op).getDpsInputs()[0].getDefiningOp();
+  return producer && isLibraryContraction(producer) && producer->hasOneUse();
 }

@@ -69,14 +69,7 @@ struct TileForThreadsPass
     // runtime call overwrites the output instead (amp-lower-to-runtime).
     // A window reduction without a product (max / sum pooling) has no
     // library call: it is split like any other loop nest.
-    auto isLibraryOp = [](Operation *op) {
-      if (isa<linalg::ConvolutionOpInterface>(op))
-        return llvm::any_of(op->getRegion(0).getOps(), [](Operation &inner) {
-          return isa<arith::MulFOp, arith::MulIOp>(inner);
-        });
-      return isa<linalg::ContractionOpInterface>(op) ||
-             !amp::matchBlockedConv(op).empty();
-    };
+    auto isLibraryOp = amp::isLibraryContraction;
     IRRewriter rewriter(&getContext());
     if (buffers)
       copiesToLinalg(rewriter);
@@ -96,11 +89,8 @@ struct TileForThreadsPass
         return;
       // So does the rounding of a contraction's result, the contraction's
       // only reader: amp-lower-to-runtime folds it into the runtime call.
-      if (amp::isRoundingCopy(op)) {
-        Operation *producer = op.getDpsInputs()[0].getDefiningOp();
-        if (producer && isLibraryOp(producer) && producer->hasOneUse())
-          return;
-      }
+      if (amp::isRoundingOfLibraryResult(op))
+        return;
       candidates.push_back(op);
     });
 

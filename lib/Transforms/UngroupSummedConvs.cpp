@@ -36,23 +36,6 @@ bool isZeroFill(Value v) {
          matchPattern(fill.getInputs()[0], m_PosZeroFloat());
 }
 
-/// The input of `op` if it is an elementwise generic whose body only
-/// rounds it (`arith.truncf`): the AMP rounding of a low-precision result.
-Value roundedValue(linalg::GenericOp op) {
-  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      !linalg::isElementwise(op) || !op.hasPureTensorSemantics() ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return {};
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto trunc = yield.getValues()[0].getDefiningOp<arith::TruncFOp>();
-  if (!trunc || &body.front() != trunc.getOperation() ||
-      trunc.getIn() != body.getArgument(0))
-    return {};
-  return op.getDpsInputs()[0];
-}
-
 /// Whether the body of `op` is `out + in` (or `out + extf(in)`).
 bool isSumBody(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
@@ -103,10 +86,9 @@ struct SumOverGroups final : OpRewritePattern<linalg::GenericOp> {
       v = transpose.getInput();
     }
     if (auto round = v.getDefiningOp<linalg::GenericOp>()) {
-      Value rounded = roundedValue(round);
-      if (!rounded || !round->hasOneUse())
+      if (!amp::isRoundingCopy(round) || !round->hasOneUse())
         return rewriter.notifyMatchFailure(sum, "not a rounding");
-      v = rounded;
+      v = round.getDpsInputs()[0];
     }
     auto conv = v.getDefiningOp<linalg::Conv2DNgchwGfchwOp>();
     if (!conv || !v.hasOneUse() || !conv.hasPureTensorSemantics() ||

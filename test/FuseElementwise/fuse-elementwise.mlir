@@ -6,13 +6,19 @@
 // RUN:   --amp-fuse-elementwise | FileCheck %s
 
 // The matmul's f32 result is cast to bf16, the bias added and relu applied:
-// three generics (and a splat constant) become one.
+// the bias and the relu (and a splat constant) become one generic, which
+// reads the cast. The cast itself stays next to the matmul, its only
+// reader: amp-lower-to-runtime folds it into the runtime call, which then
+// writes bf16, and the fused loop reads half the bytes.
 // CHECK-LABEL: func.func @cast_bias_relu
 // CHECK:         %[[MM:.+]] = linalg.matmul
-// CHECK-NOT:     linalg.generic
+// CHECK:         %[[CAST:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[MM]] : tensor<8x16xf32>)
+// CHECK-NEXT:      ^bb0
+// CHECK-NEXT:      arith.truncf
+// CHECK-NEXT:      linalg.yield
 // CHECK:         %[[R:.+]] = linalg.generic
-// CHECK-SAME:      ins(%[[MM]], %{{.+}} : tensor<8x16xf32>, tensor<16xbf16>)
-// CHECK:           arith.truncf
+// CHECK-SAME:      ins(%[[CAST]], %{{.+}} : tensor<8x16xbf16>, tensor<16xbf16>)
 // CHECK:           arith.addf
 // CHECK:           arith.maximumf
 // CHECK:           linalg.yield

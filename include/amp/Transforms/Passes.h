@@ -22,6 +22,17 @@ namespace mlir::amp {
 /// amp-lower-to-runtime folds into the runtime call.
 bool isRoundingCopy(Operation *op);
 
+/// Whether `op` is a contraction amp-lower-to-runtime hands to libamp_rt:
+/// a named contraction, a convolution with a product in its body (not a
+/// pooling), or a blocked convolution of amp-block-convs.
+bool isLibraryContraction(Operation *op);
+
+/// Whether `op` is the rounding copy of a library contraction's result,
+/// that result's only reader: amp-lower-to-runtime folds it into the
+/// runtime call (which then writes the 16-bit result), so the fast pipeline
+/// keeps it whole and unfused.
+bool isRoundingOfLibraryResult(Operation *op);
+
 /// Replaces every amp marker of `markers` (a StepMarkerIndex's, or any list
 /// of markers) by its identity: amp.grad_seed by ones of the loss's type,
 /// amp.param_grad by its operand and amp.state_update by its new value.
