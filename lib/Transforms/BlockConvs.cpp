@@ -219,6 +219,68 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
   }
 };
 
+/// pack(insert_slice(%v into fill)) -> insert_slice(pack(%v) into the
+/// fill of the packed shape), when the slice covers the packed (channel)
+/// dimensions whole and the pack pads nothing. torch-mlir writes the input
+/// of a data-gradient convolution as the output gradient inserted into
+/// zeros (with strides, for a strided convolution), not as a `tensor.pad`,
+/// which upstream's propagation moves packs across; afterwards the pack
+/// meets the unpack of the gradient and both fold away.
+struct BubblePackThroughInsertIntoFill final
+    : OpRewritePattern<linalg::PackOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::PackOp pack,
+                                PatternRewriter &rewriter) const override {
+    auto insert = pack.getSource().getDefiningOp<tensor::InsertSliceOp>();
+    if (!insert || !insert->hasOneUse() || pack.getPaddingValue() ||
+        !pack.getOuterDimsPerm().empty() || !pack.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(pack, "not a pack of an insertion");
+    auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
+    RankedTensorType sourceType = insert.getSourceType();
+    if (!fill || !fill.hasPureTensorSemantics() ||
+        sourceType.getRank() != insert.getType().getRank() ||
+        !sourceType.hasStaticShape())
+      return rewriter.notifyMatchFailure(pack, "not an insertion into a fill");
+    std::optional<SmallVector<int64_t>> tiles =
+        getConstantIntValues(pack.getMixedTiles());
+    if (!tiles)
+      return rewriter.notifyMatchFailure(pack, "dynamic tiles");
+    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
+    SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+    SmallVector<OpFoldResult> strides = insert.getMixedStrides();
+    for (auto [dim, tile] : llvm::zip(pack.getInnerDimsPos(), *tiles)) {
+      int64_t size = sourceType.getDimSize(dim);
+      if (!isConstantIntValue(offsets[dim], 0) ||
+          !isConstantIntValue(strides[dim], 1) ||
+          size != insert.getType().getDimSize(dim) || size % tile != 0)
+        return rewriter.notifyMatchFailure(pack, "the slice cuts a tile");
+      // The outer dimension holds whole tiles; the tile dimensions follow.
+      sizes[dim] = rewriter.getIndexAttr(size / tile);
+    }
+    for (int64_t tile : *tiles) {
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(tile));
+      strides.push_back(rewriter.getIndexAttr(1));
+    }
+    Location loc = pack.getLoc();
+    Value packedSourceInit = linalg::PackOp::createDestinationTensor(
+        rewriter, loc, insert.getSource(), pack.getMixedTiles(),
+        pack.getInnerDimsPos(), pack.getOuterDimsPerm());
+    Value packedSource =
+        linalg::PackOp::create(rewriter, loc, insert.getSource(),
+                               packedSourceInit, pack.getInnerDimsPos(),
+                               pack.getMixedTiles())
+            .getResult();
+    Value packedDest = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                              ValueRange{pack.getDest()})
+                           .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        pack, packedSource, packedDest, offsets, sizes, strides);
+    return success();
+  }
+};
+
 /// Whether data-layout propagation may move a pack or unpack across the
 /// op that owns or defines `operand`: never into a blocked convolution.
 bool mayPropagate(OpOperand *operand) {
@@ -245,6 +307,7 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
     {
       RewritePatternSet patterns(context);
       linalg::populateDataLayoutPropagationPatterns(patterns, mayPropagate);
+      patterns.add<BubblePackThroughInsertIntoFill>(context);
       linalg::populateSimplifyPackAndUnpackPatterns(patterns);
       // A generic that reads one value twice (train-mode batch norm's
       // square) has two unpacked operands, which upstream's propagation

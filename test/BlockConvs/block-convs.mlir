@@ -181,3 +181,32 @@ func.func @square_then_sum(%x: tensor<2x32x8x8xf32>, %w: tensor<32x32x3x3xf32>) 
   } -> tensor<1x32x1x1xf32>
   return %s : tensor<1x32x1x1xf32>
 }
+
+// -----
+
+// torch-mlir's data gradient of a stride-2 convolution: the output
+// gradient of the next convolution, inserted with stride 2 into zeros,
+// feeds a convolution. The next convolution's pack moves above the
+// insertion (into a blocked fill), meets the previous one's unpack and
+// both go: the strided insertion runs on the blocked tensor.
+// CHECK-LABEL: func.func @insert_into_zeros(
+// CHECK:       %[[C1:.+]] = linalg.generic {{.*}} attrs = {amp.blocked_conv
+// CHECK-NOT:   linalg.transpose
+// CHECK:       %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x2x9x9x16xf32>)
+// CHECK-NEXT:  %[[I:.+]] = tensor.insert_slice %[[C1]] into %[[Z]][0, 0, 1, 1, 0] [1, 2, 4, 4, 16] [1, 1, 2, 2, 1] : tensor<1x2x4x4x16xf32> into tensor<1x2x9x9x16xf32>
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.generic {{.*}} ins(%[[I]], %{{.+}} : tensor<1x2x9x9x16xf32>, tensor<32x32x3x3xf32>) {{.*}} attrs = {amp.blocked_conv
+// CHECK:       return
+func.func @insert_into_zeros(%x: tensor<1x32x6x6xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> tensor<1x32x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %c1 = linalg.conv_2d_nchw_fchw ins(%x, %w1 : tensor<1x32x6x6xf32>, tensor<32x32x3x3xf32>) outs(%f : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %ez = tensor.empty() : tensor<1x32x9x9xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %i = tensor.insert_slice %c1 into %z[0, 0, 1, 1] [1, 32, 4, 4] [1, 1, 2, 2] : tensor<1x32x4x4xf32> into tensor<1x32x9x9xf32>
+  %e2 = tensor.empty() : tensor<1x32x7x7xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %c2 = linalg.conv_2d_nchw_fchw ins(%i, %w2 : tensor<1x32x9x9xf32>, tensor<32x32x3x3xf32>) outs(%f2 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  return %c2 : tensor<1x32x7x7xf32>
+}
