@@ -21,10 +21,13 @@ statistics, the summary -- is also written to STEM.amp.txt), and upstream
 mlir-opt re-parses and verifies the result. With --check, both programs are
 lowered to LLVM (scripts/lower-to-llvm.sh, mlir-translate, opt, llc), run on
 the CPU on the same random input and weights, and compared with PyTorch
-(STEM.check.json).
+(STEM.check.json); with --train, every result of the training step (the
+updated buffers, the loss, the gradients) against PyTorch's autograd and
+autocast.
 """
 
 import argparse
+import copy
 import ctypes
 import importlib.metadata
 import json
@@ -530,6 +533,133 @@ def call_shared_library(lib, func_name, call_args, result):
     return flat.reshape(result.shape)
 
 
+def call_training_step(lib, func_name, call_args, results):
+    """Calls _mlir_ciface_<func_name>(&results, &arg0, ...) of a function
+    with several results (the C wrapper returns them in one struct of
+    memref descriptors); `results` are tensors of their shapes and dtypes."""
+    so = ctypes.CDLL(lib)
+    fn = getattr(so, "_mlir_ciface_" + func_name)
+    keep = [to_memref(a) for a in call_args]
+    fields = [(f"r{i}", memref_struct(r.dim())) for i, r in enumerate(results)]
+    out = type("Results", (ctypes.Structure,), {"_fields_": fields})()
+    fn.restype = None
+    fn(ctypes.byref(out), *[ctypes.byref(d) for d, _ in keep])
+    values = []
+    for i, r in enumerate(results):
+        d = getattr(out, f"r{i}")
+        elem = _CTYPE[r.dtype]
+        size = ctypes.sizeof(elem)
+        strides = [d.strides[k] for k in range(r.dim())]
+        if r.dim() and strides != list(r.contiguous().stride()):
+            sys.exit(f"torch-to-amp: unexpected strides {strides} of "
+                     f"result {i}")
+        buf = (elem * r.numel()).from_address(d.aligned + d.offset * size)
+        values.append(torch.frombuffer(bytearray(buf), dtype=r.dtype)
+                      .reshape(r.shape))
+    return values
+
+
+def reference_training_step(model, mse, call_args, described, num_inputs,
+                            autocast=None):
+    """PyTorch's f32 results of the exported training step on a copy of the
+    model (with `autocast`: under torch.autocast to that dtype): the updated
+    buffers (in argument order), the loss, the gradients (in argument
+    order), as train_step returns them; and the number of buffers."""
+    loss_module = TrainingLoss(copy.deepcopy(model).train(), mse)
+    params = dict(loss_module.named_parameters())
+    buffers = dict(loss_module.named_buffers())
+    names = [d["name"] for d in described[:len(described) - num_inputs - 1]]
+    # The copy starts from the call's state.
+    with torch.no_grad():
+        for n, a in zip(names, call_args):
+            (params.get(n) if n in params else buffers[n]).copy_(a)
+    with torch.autocast("cpu", dtype=autocast or torch.bfloat16,
+                        enabled=autocast is not None):
+        loss = loss_module(*call_args[len(names):])[0]
+    loss.float().backward()
+    updated = [buffers[n].detach().clone() for n in names if n in buffers]
+    return (updated + [loss.detach().float()]
+            + [params[n].grad.detach().clone() for n in names
+               if n in params]), len(updated)
+
+
+def compare_training_step(name, refs, outs, num_buffers):
+    """The loss and the gradients of two training-step runs: the loss's
+    absolute error, each floating result's rel. L2 error (its worst and
+    median over the gradients), and whether all are finite."""
+    def rel_l2(r, o):
+        r, o = r.double(), o.double()
+        return (torch.linalg.vector_norm(o - r)
+                / (torch.linalg.vector_norm(r) or 1.0)).item()
+    grads = [rel_l2(r, o) for r, o in zip(refs[num_buffers + 1:],
+                                          outs[num_buffers + 1:])]
+    stats = [rel_l2(r, o) for r, o in zip(refs[:num_buffers],
+                                          outs[:num_buffers])
+             if r.is_floating_point()]
+    ordered = sorted(grads)
+    res = {"loss_ref": refs[num_buffers].item(),
+           "loss_abs_err": abs(outs[num_buffers].item()
+                               - refs[num_buffers].item()),
+           "grad_rel_l2_max": ordered[-1] if ordered else 0.0,
+           "grad_rel_l2_median": ordered[len(ordered) // 2] if ordered else 0.0,
+           "buffer_rel_l2_max": max(stats) if stats else 0.0,
+           "finite": all(bool(torch.isfinite(o).all()) for o in outs
+                         if o.is_floating_point())}
+    print(f"  {name}: " + ", ".join(
+        f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+        for k, v in res.items()))
+    return res
+
+
+def check_training_step(args, model, inputs, call_args, described, out,
+                        amp_out, base):
+    """--check --train: the f32 export and the AMP program's training step
+    (buffers, loss, gradients) against PyTorch's autograd on the same
+    state."""
+    work = tempfile.mkdtemp(prefix="torch-to-amp-")
+    try:
+        refs, num_buffers = reference_training_step(
+            model, args.model in ("transformer", "encoder-layer"), call_args,
+            described, len(inputs))
+        runs = {}
+        for tag, f in (("f32", out), ("amp", amp_out)):
+            t0 = time.time()
+            lib = compile_to_shared_library(
+                f, work, tag, args.llvm_bin,
+                fast=args.check_pipeline == "fast")
+            t1 = time.time()
+            runs[tag] = call_training_step(lib, args.func_name, call_args,
+                                           refs)
+            print(f"  ran {tag}: compile {t1 - t0:.1f} s, "
+                  f"run {time.time() - t1:.1f} s")
+        results = {"model": args.model, "batch": args.batch, "train": True,
+                   "amp_options": args.amp_options, "seed": args.seed,
+                   "pipeline": args.check_pipeline,
+                   "results": len(refs), "gradients":
+                   len(refs) - 1 - num_buffers}
+        results["mlir_f32_vs_pytorch"] = compare_training_step(
+            "MLIR f32 vs PyTorch", refs, runs["f32"], num_buffers)
+        results["amp_vs_pytorch"] = compare_training_step(
+            "AMP vs PyTorch", refs, runs["amp"], num_buffers)
+        # PyTorch's autocast in the precision amp-opt chose, side by side.
+        low = "bf16" if "bf16" in open(amp_out).read() else "f16"
+        auto, _ = reference_training_step(
+            model, args.model in ("transformer", "encoder-layer"), call_args,
+            described, len(inputs),
+            torch.bfloat16 if low == "bf16" else torch.float16)
+        results["autocast_dtype"] = low
+        results["autocast_vs_pytorch"] = compare_training_step(
+            f"PyTorch autocast {low} vs PyTorch", refs, auto, num_buffers)
+        with open(base + ".check.json", "w") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+    finally:
+        if args.keep:
+            print(f"  build files kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def compare(name, ref, out):
     ref = ref.double()
     out = out.double()
@@ -700,9 +830,6 @@ def main():
         p.error("a model name is required (see --list)")
     if args.check and not args.amp:
         p.error("--check needs --amp")
-    if args.check and args.train:
-        p.error("--check compares one result; --train exports many "
-                "(the loss and the gradients)")
     if args.train and args.model == "gpt":
         p.error("--train: gpt's embedding backward lowers to tm_tensor."
                 "scatter, which is not upstream MLIR")
@@ -776,7 +903,11 @@ def main():
     if args.dump_call:
         dump_call(model, inputs, call_args, args.dump_call)
 
-    if args.check:
+    if args.check and args.train:
+        check_training_step(args, model, inputs, call_args, described, out,
+                            amp_out, base)
+        save(base + ".check.json", ".check.json")
+    elif args.check:
         check(args, model, inputs, call_args, out, amp_out, base)
         save(base + ".check.json", ".check.json")
 
