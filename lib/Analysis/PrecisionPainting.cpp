@@ -8,6 +8,8 @@
 
 #include "amp/Analysis/PrecisionPainting.h"
 
+#include "amp/Analysis/BodyPatterns.h"
+
 #include "amp/Interfaces/AmpPrecisionOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -139,6 +141,45 @@ static bool isExtensionOf16Bit(Value value) {
     return false;
   Type in = getElementTypeOrSelf(ext.getIn().getType());
   return in.isF16() || in.isBF16();
+}
+
+/// A batch-norm statistic (bf16 runs its sums low: bf16 activations into
+/// an f32 accumulator) is a per-channel vector; rounding it, and the mean,
+/// variance and rsqrt computed from it, to bf16 costs accuracy (the
+/// centered activations then carry the mean's rounding error) and saves no
+/// traffic. The low infer / clear ops fed by one whose results are no
+/// larger than the statistic stay f32, and so on down such chains; the
+/// activation-sized ops that read them still run low (and read the f32
+/// vectors wide, amp-optimize-casts' read-roundings-wide).
+void PrecisionPainting::keepBatchStatisticsF32() {
+  auto largestResult = [](Operation *op) {
+    int64_t largest = 0;
+    for (Type type : op->getResultTypes())
+      largest = std::max(largest, numElements(type));
+    return largest;
+  };
+  for (unsigned start = 0, e = nodes.size(); start < e; ++start) {
+    Operation *op = nodes[start].op;
+    if (!op || !nodes[start].low ||
+        matchBodyPattern(op) != BodyPattern::BatchNormalization)
+      continue;
+    int64_t statistic = largestResult(op);
+    SmallVector<unsigned> stack(nodes[start].succs.begin(),
+                                nodes[start].succs.end());
+    while (!stack.empty()) {
+      unsigned id = stack.pop_back_val();
+      Node &node = nodes[id];
+      if (!node.op || !node.low || node.why == Node::Why::BatchStatistic ||
+          (node.classification.cls != PrecisionClass::Infer &&
+           node.classification.cls != PrecisionClass::Clear) ||
+          largestResult(node.op) > statistic)
+        continue;
+      node.low = false;
+      node.why = Node::Why::BatchStatistic;
+      node.related = start;
+      stack.append(node.succs.begin(), node.succs.end());
+    }
+  }
 }
 
 void PrecisionPainting::economizeClearComponents() {
@@ -452,6 +493,8 @@ void PrecisionPainting::paint() {
     paintInferFollowingAllow(lowSeeds);
   // 4. Low floods through clear nodes, both ways.
   floodClear(lowSeeds);
+  if (options.mode == AmpMode::BF16)
+    keepBatchStatisticsF32();
 
   if (options.castEconomy)
     economizeClearComponents();
@@ -546,6 +589,9 @@ std::string PrecisionPainting::explain(const Node &node) const {
            describe(nodes[node.related]) + ", kept f32 (casts go after it)";
   case Node::Why::AccumulatorPad:
     return cls + ": only read as an f32 accumulator, kept f32";
+  case Node::Why::BatchStatistic:
+    return cls + ": computes from the batch statistic " +
+           describe(nodes[node.related]) + " (no larger than it), kept f32";
   case Node::Why::Undecided:
     break;
   }

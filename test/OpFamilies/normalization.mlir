@@ -116,14 +116,18 @@ func.func @bias_grad(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64
 // over the batch (and H, W) per channel, `linalg.generic:batch-normalization`,
 // which bf16 runs like PyTorch's autocast: the statistics read the bf16
 // activations into f32 accumulators, and the centered and normalized
-// activations are bf16. In f16 they stay f32 (deny), as layer norm does in
-// both modes. A user entry for linalg.generic:normalization covers it.
-// REMARK: normalization.mlir:[[@LINE+25]]:{{.*}} remark: amp: low: infer: between allow ops, runs low
+// activations are bf16; the per-channel statistics (the mean computed from
+// the sum, which the centering reads) stay f32. In f16 they stay f32
+// (deny), as layer norm does in both modes. A user entry for
+// linalg.generic:normalization covers it.
+// REMARK: normalization.mlir:[[@LINE+27]]:{{.*}} remark: amp: low: infer: between allow ops, runs low
+// REMARK: normalization.mlir:[[@LINE+32]]:{{.*}} remark: amp: f32: infer: computes from the batch statistic
 // CHECK-LABEL: func.func @batch_norm
 // CHECK:       %[[C:.*]] = linalg.conv_2d_nchw_fchw ins(%{{.*}}, %{{.*}} : tensor<2x4x3x3xbf16>, tensor<4x4x1x1xbf16>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
 // CHECK:       %[[CL:.*]] = arith.truncf %[[C]] : tensor<2x4x3x3xf32> to tensor<2x4x3x3xbf16>
-// CHECK:       %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[CL]] : tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
-// CHECK:       %[[DEV:.*]] = linalg.generic {{.*}} ins(%[[CL]], %{{.*}} : tensor<2x4x3x3xbf16>, tensor<1x4x1x1xbf16>) outs(%{{.*}} : tensor<2x4x3x3xbf16>)
+// CHECK:       %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[CL]] : tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+// CHECK:       %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x4x1x1xf32>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
+// CHECK:       %[[DEV:.*]] = linalg.generic {{.*}} ins(%[[CL]], %[[MEAN]] : tensor<2x4x3x3xbf16>, tensor<1x4x1x1xf32>) outs(%{{.*}} : tensor<2x4x3x3xbf16>)
 // CHECK:       linalg.generic {{.*}} ins(%[[DEV]] : tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x4x1x1xf32>)
 // CHECK:       %[[NORM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x3x3xbf16>)
 // CHECK:       linalg.conv_2d_nchw_fchw ins(%[[NORM]], %{{.*}} : tensor<2x4x3x3xbf16>, tensor<4x4x1x1xbf16>)

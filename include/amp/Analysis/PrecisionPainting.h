@@ -113,6 +113,7 @@ public:
       Unused,
       AccumulatorSlice,
       AccumulatorPad,
+      BatchStatistic,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -194,6 +195,9 @@ private:
   /// Keeps f32 the consumers of constants that the low type cannot hold.
   void fixOutOfRangeConstants();
   void economizeClearComponents();
+  /// bf16: keeps f32 what computes from a batch-norm statistic on its
+  /// reduced shape (means, variances, their rsqrt: per-channel vectors).
+  void keepBatchStatisticsF32();
   /// The bytes per step that a connected set of low clear nodes costs in
   /// casts and traffic low and f32: {low, f32}.
   std::pair<int64_t, int64_t>
