@@ -1,0 +1,384 @@
+//===- MLIRBlockedEntryPoints.cpp - Rank-5 _mlir_ciface_ entry points ----===//
+//
+// The ops behind the entry points on rank-5 memrefs: linalg's grouped
+// convolution (conv_2d_ngchw_gfchw, torch-mlir's form of a strided
+// convolution's weight gradient) and the convolutions of amp-block-convs on
+// activations blocked by 16 channels (nChw16c).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIREntryPoints.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+using namespace amp::rt;
+
+namespace amp::rt::entry {
+
+/// The rank-4 view of a rank-5 memref with dimensions `d` and `d + 1`
+/// merged into one, or false when they are not one strided run (a unit
+/// dimension merges with anything).
+bool mergeDims(const amp_rt_memref_5d *m, int d, amp_rt_memref_4d &out) {
+  out = {m->allocated, m->aligned, m->offset, {}, {}};
+  for (int i = 0, j = 0; i < 5; ++i, ++j) {
+    if (i != d) {
+      out.sizes[j] = m->sizes[i];
+      out.strides[j] = m->strides[i];
+      continue;
+    }
+    const int64_t outer = m->sizes[d], inner = m->sizes[d + 1];
+    if (outer != 1 && inner != 1 && m->strides[d] != inner * m->strides[d + 1])
+      return false;
+    out.sizes[j] = outer * inner;
+    out.strides[j] = inner == 1 ? m->strides[d] : m->strides[d + 1];
+    ++i;
+  }
+  return true;
+}
+
+/// The view of rank-5 memref `m` (element type `t`) at index `at` of
+/// dimension `fixed`, its other dimensions in the order `dims`.
+TensorView viewOfSlice(const amp_rt_memref_5d *m, amp_rt_dtype t, int fixed,
+                       int64_t at, std::initializer_list<int> dims) {
+  TensorView v;
+  v.dtype = t;
+  v.rank = int(dims.size());
+  int i = 0;
+  for (int d : dims) {
+    v.sizes[i] = m->sizes[d];
+    v.strides[i++] = m->strides[d];
+  }
+  v.data = static_cast<char *>(m->aligned) +
+           (m->offset + at * m->strides[fixed]) * int64_t(dtypeSize(t));
+  return v;
+}
+
+/// conv_2d_ngchw_gfchw with one input channel per group, the form of
+/// torch-mlir's weight gradient of a strided convolution, run per group as
+/// what it is: O[n, g, f, r, s] = sum_pq I[n, g, 0, r*sh + p*dh,
+/// s*sw + q*dw] F[g, f, 0, p, q] is the weight gradient (backward-filter)
+/// of a convolution with minibatch 1, input I[:, g, 0] (N channels), output
+/// gradient F[g, :, 0] (F channels, KH x KW), stride (dh, dw), dilation (sh,
+/// sw) and an OH x OW filter. oneDNN's grouped forward kernel for these
+/// shapes (one channel per group) runs thousands of tiny GEMMs: resnet18's
+/// seven take 1.7-2.6x as long that way.
+amp_rt_status groupedConv2dAsWeightGradients(const char *fn, amp_rt_dtype in,
+                                             amp_rt_dtype out,
+                                             const amp_rt_memref_5d *I,
+                                             const amp_rt_memref_5d *F,
+                                             const amp_rt_memref_5d *O,
+                                             int64_t sh, int64_t sw, int64_t dh,
+                                             int64_t dw, float beta) {
+  amp_rt_status s;
+  if ((s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "I", I)) ||
+      (s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "F", F)) ||
+      (s = checkDescriptor<amp_rt_memref_5d, 5>(fn, "O", O)))
+    return s;
+  const int64_t N = I->sizes[0], G = F->sizes[0], K = F->sizes[1],
+                KH = F->sizes[3], KW = F->sizes[4], OH = O->sizes[3],
+                OW = O->sizes[4];
+  if (O->sizes[0] != N)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has batch %lld, O %lld", fn,
+                (long long)N, (long long)O->sizes[0]);
+  // The input rows and columns the output reads (linalg allows more).
+  int64_t needH, needW;
+  if (N == 0 || K == 0 || OH == 0 || OW == 0 || KH == 0 || KW == 0)
+    // Empty output or empty sum: O += 0 (the strides are still checked).
+    return convWindow(fn, 1, 1, 1, 1, 1, 1, sh, sw, dh, dw, needH, needW);
+  if ((s = convWindow(fn, OH, OW, KH, KW, I->sizes[3], I->sizes[4], sh, sw, dh,
+                      dw, needH, needW)))
+    return s;
+  amp_rt_conv2d_desc d{};
+  d.layout = AMP_RT_NCHW;
+  d.filter_layout = AMP_RT_FILTER_KCRS;
+  d.N = 1, d.C = N, d.H = needH, d.W = needW, d.K = K, d.R = OH, d.S = OW;
+  d.stride_h = dh, d.stride_w = dw, d.dil_h = sh, d.dil_w = sw;
+  ConvProblem p;
+  if ((s = makeConvProblem(fn, &d, p)))
+    return s;
+  if (p.P != KH || p.Q != KW)
+    return fail(AMP_RT_ERROR_INTERNAL, "%s: output size mismatch", fn);
+  for (int64_t g = 0; g < G; ++g) {
+    // x: 1 x N x H x W (dimension 2, the unit channel, as the minibatch);
+    // dy: 1 x F x KH x KW; dw: F x N x OH x OW, all views of the memrefs.
+    TensorView x = viewOfSlice(I, in, 1, g, {2, 0, 3, 4});
+    x.sizes[2] = needH, x.sizes[3] = needW;
+    TensorView dy = viewOfSlice(F, in, 0, g, {2, 1, 3, 4});
+    TensorView dwv = viewOfSlice(O, out, 1, g, {2, 0, 3, 4});
+    if ((s = convViews(fn, ConvDirection::BackwardFilter, p, in, out, 1.0f, x,
+                       dy, beta, dwv)))
+      return s;
+  }
+  return AMP_RT_SUCCESS;
+}
+
+/// linalg.conv_2d_ngchw_gfchw: O (N x G x F x OH x OW) += the grouped
+/// convolution of I (N x G x C x H x W) with F (G x F x C x KH x KW), which
+/// is the NCHW convolution with groups = G of the views N x G*C x H x W,
+/// G*F x C x KH x KW and N x G*F x OH x OW. torch-mlir writes the weight
+/// gradient of a strided convolution this way (the batch as the groups).
+amp_rt_status groupedConv2d(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                            const amp_rt_memref_5d *I,
+                            const amp_rt_memref_5d *F,
+                            const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                            int64_t dh, int64_t dw, float beta) {
+  if (!I || !F || !O)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  const int64_t G = F->sizes[0];
+  if (I->sizes[1] != G || O->sizes[1] != G || O->sizes[2] != F->sizes[1] ||
+      I->sizes[2] != F->sizes[2])
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has %lld groups of %lld channels, "
+                "F %lld groups of %lld x %lld, O %lld groups of %lld",
+                fn, (long long)I->sizes[1], (long long)I->sizes[2],
+                (long long)G, (long long)F->sizes[1], (long long)F->sizes[2],
+                (long long)O->sizes[1], (long long)O->sizes[2]);
+  if (F->sizes[2] == 1 && G > 0)
+    return groupedConv2dAsWeightGradients(fn, in, out, I, F, O, sh, sw, dh, dw,
+                                          beta);
+  amp_rt_memref_4d i4, f4, o4;
+  if (!mergeDims(I, 1, i4) || !mergeDims(F, 0, f4) || !mergeDims(O, 1, o4))
+    return fail(AMP_RT_ERROR_UNSUPPORTED,
+                "%s: the group and channel dimensions of a memref are not "
+                "one strided run",
+                fn);
+  if (G == 0)
+    return AMP_RT_SUCCESS; // no channels: O += 0
+  return conv2d(fn, /*nhwc=*/false, in, out, &i4, &f4, &o4, sh, sw, dh, dw,
+                beta, G);
+}
+
+/// Copies between a blocked memref (N x C/16 x H x W x 16, any strides) and
+/// a dense NCHW buffer of T elements; `toPlain` gives the direction.
+template <typename T>
+void copyBlockedAs(const amp_rt_memref_5d *m, T *plain, bool toPlain) {
+  const int64_t *n = m->sizes, *st = m->strides;
+  T *base = static_cast<T *>(m->aligned) + m->offset;
+  const int64_t C = n[1] * 16, H = n[2], W = n[3];
+  for (int64_t b = 0; b < n[0]; ++b)
+    for (int64_t cb = 0; cb < n[1]; ++cb)
+      for (int64_t ci = 0; ci < 16; ++ci) {
+        T *dense = plain + ((b * C + cb * 16 + ci) * H) * W;
+        T *blocked = base + b * st[0] + cb * st[1] + ci * st[4];
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t w = 0; w < W; ++w) {
+            T &x = blocked[h * st[2] + w * st[3]];
+            T &y = dense[h * W + w];
+            if (toPlain)
+              y = x;
+            else
+              x = y;
+          }
+      }
+}
+
+void copyBlocked(const amp_rt_memref_5d *m, size_t es, char *plain,
+                 bool toPlain) {
+  if (es == 4)
+    copyBlockedAs(m, reinterpret_cast<uint32_t *>(plain), toPlain);
+  else
+    copyBlockedAs(m, reinterpret_cast<uint16_t *>(plain), toPlain);
+}
+
+bool isDense(const amp_rt_memref_5d *m) {
+  int64_t stride = 1;
+  for (int i = 4; i >= 0; --i) {
+    if (m->sizes[i] != 1 && m->strides[i] != stride)
+      return false;
+    stride *= m->sizes[i];
+  }
+  return true;
+}
+
+/// Fails unless `m` is a blocked memref (16 channels in its last dimension,
+/// non-negative sizes and strides, a pointer).
+amp_rt_status checkBlocked(const char *fn, const amp_rt_memref_5d *m) {
+  if (!m)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  for (int i = 0; i < 5; ++i)
+    if (m->sizes[i] < 0 || m->strides[i] < 0)
+      return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                  "%s: a blocked memref has a negative size or stride", fn);
+  if (m->sizes[4] != 16)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: blocked memrefs have 16 channels in their last "
+                "dimension, not %lld",
+                fn, (long long)m->sizes[4]);
+  if (m->offset < 0 || !m->aligned)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: a blocked memref has a NULL pointer or offset < 0", fn);
+  return AMP_RT_SUCCESS;
+}
+
+/// Whether an H x W input, F's window, the strides and the dilations give
+/// exactly an OH x OW output (linalg also allows an input larger than the
+/// output needs; the runtime derives the output size from the input).
+bool fitsExactly(int64_t H, int64_t W, const amp_rt_memref_4d *F, int64_t sh,
+                 int64_t sw, int64_t dh, int64_t dw, int64_t OH, int64_t OW) {
+  const int64_t KH = F->sizes[2], KW = F->sizes[3];
+  return sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 && KH >= 1 && KW >= 1 &&
+         H >= (KH - 1) * dh + 1 && W >= (KW - 1) * dw + 1 &&
+         (H - (KH - 1) * dh - 1) / sh + 1 == OH &&
+         (W - (KW - 1) * dw - 1) / sw + 1 == OW;
+}
+
+/// The NCHW convolution of N x C x H x W into K channels with F's window
+/// (KCRS), run in place on host memory in the blocked layout (the cpu
+/// backend's oneDNN; x plain NCHW when `plainInput`).
+/// AMP_RT_ERROR_UNSUPPORTED where the backend cannot.
+amp_rt_status blockedInPlace(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                             const int64_t (&nchw)[4], int64_t K,
+                             const amp_rt_memref_4d *F, int64_t sh, int64_t sw,
+                             int64_t dh, int64_t dw, int64_t groups,
+                             bool plainInput, const void *x, float beta,
+                             void *y) {
+  amp_rt_conv2d_desc d{};
+  d.layout = AMP_RT_NCHW;
+  d.filter_layout = AMP_RT_FILTER_KCRS;
+  d.N = nchw[0], d.C = nchw[1], d.H = nchw[2], d.W = nchw[3], d.K = K;
+  d.R = F->sizes[2], d.S = F->sizes[3];
+  d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+  d.groups = groups;
+  ConvProblem p;
+  TensorView vf;
+  amp_rt_status s;
+  if ((s = makeConvProblem(fn, &d, p)) ||
+      (s = viewOf<amp_rt_memref_4d, 4>(fn, "F", F, in, vf)))
+    return s;
+  p.blocked16 = true;
+  p.plainInput = plainInput;
+  return convBlockedOnHost(fn, p, in, out, x, vf, beta, y);
+}
+
+/// O (blocked) += conv(I (an NCHW view), F) through a dense NCHW copy of O:
+/// the path of backends that do not read the blocked layout.
+amp_rt_status intoBlockedCopy(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                              const amp_rt_memref_4d *I,
+                              const amp_rt_memref_4d *F,
+                              const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                              int64_t dh, int64_t dw, float beta,
+                              int64_t groups) {
+  const size_t outSize = dtypeSize(out);
+  const int64_t N = O->sizes[0], K = O->sizes[1] * 16, OH = O->sizes[2],
+                OW = O->sizes[3];
+  std::vector<char> y(size_t(N * K * OH * OW) * outSize);
+  if (beta != 0.0f)
+    copyBlocked(O, outSize, y.data(), /*toPlain=*/true);
+  amp_rt_memref_4d yo{
+      y.data(), y.data(), 0, {N, K, OH, OW}, {K * OH * OW, OH * OW, OW, 1}};
+  amp_rt_status s = conv2d(fn, /*nhwc=*/false, in, out, I, F, &yo, sh, sw, dh,
+                           dw, beta, groups);
+  if (s != AMP_RT_SUCCESS)
+    return s;
+  copyBlocked(O, outSize, y.data(), /*toPlain=*/false);
+  return AMP_RT_SUCCESS;
+}
+
+char *dataOf(const amp_rt_memref_5d *m, amp_rt_dtype t) {
+  return static_cast<char *>(m->aligned) + m->offset * dtypeSize(t);
+}
+
+/// linalg.conv_2d_nchw_fchw on activations blocked by 16 channels (what
+/// amp-block-convs makes of it): O += conv(I, F), I and O in nChw16c. Runs
+/// in place where the backend reads that layout (oneDNN on the cpu
+/// backend, the f16 ones widened first); elsewhere (the cuda backend, a CPU
+/// path without oneDNN) through NCHW copies and the nchw_fchw path.
+amp_rt_status conv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                            const amp_rt_memref_5d *I,
+                            const amp_rt_memref_4d *F,
+                            const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                            int64_t dh, int64_t dw, float beta,
+                            int64_t groups) {
+  amp_rt_status s;
+  if (!F)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  if ((s = checkBlocked(fn, I)) || (s = checkBlocked(fn, O)))
+    return s;
+  const int64_t N = I->sizes[0], C = I->sizes[1] * 16, H = I->sizes[2],
+                W = I->sizes[3], K = O->sizes[1] * 16;
+  if (fitsExactly(H, W, F, sh, sw, dh, dw, O->sizes[2], O->sizes[3]) &&
+      isDense(I) && isDense(O) && N == O->sizes[0] && F->sizes[0] == K &&
+      F->sizes[1] * groups == C && N > 0 && O->sizes[2] > 0 &&
+      O->sizes[3] > 0) {
+    s = blockedInPlace(fn, in, out, {N, C, H, W}, K, F, sh, sw, dh, dw, groups,
+                       /*plainInput=*/false, dataOf(I, in), beta,
+                       dataOf(O, out));
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+  }
+  const size_t inSize = dtypeSize(in);
+  std::vector<char> x(size_t(N * C * H * W) * inSize);
+  copyBlocked(I, inSize, x.data(), /*toPlain=*/true);
+  amp_rt_memref_4d xi{
+      x.data(), x.data(), 0, {N, C, H, W}, {C * H * W, H * W, W, 1}};
+  return intoBlockedCopy(fn, in, out, &xi, F, O, sh, sw, dh, dw, beta, groups);
+}
+
+/// linalg.conv_2d_nchw_fchw from a plain NCHW input into an output blocked
+/// by 16 channels (amp-block-convs' form for a convolution whose input
+/// channels 16 does not divide, such as a stem on RGB images): O += conv(I,
+/// F), I NCHW, O in nChw16c. In place where oneDNN reads it (its first-layer
+/// kernels do); elsewhere through an NCHW copy of the output.
+amp_rt_status conv2dToBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                              const amp_rt_memref_4d *I,
+                              const amp_rt_memref_4d *F,
+                              const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                              int64_t dh, int64_t dw, float beta) {
+  amp_rt_status s;
+  if (!I || !F)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  if ((s = checkBlocked(fn, O)))
+    return s;
+  const int64_t N = I->sizes[0], C = I->sizes[1], H = I->sizes[2],
+                W = I->sizes[3], K = O->sizes[1] * 16;
+  const int64_t denseI[4] = {C * H * W, H * W, W, 1};
+  bool dense = I->offset >= 0 && I->aligned && isDense(O);
+  for (int i = 0; i < 4; ++i)
+    dense = dense && (I->sizes[i] == 1 || I->strides[i] == denseI[i]);
+  if (fitsExactly(H, W, F, sh, sw, dh, dw, O->sizes[2], O->sizes[3]) && dense &&
+      N == O->sizes[0] && F->sizes[0] == K && F->sizes[1] == C && N > 0 &&
+      C > 0 && O->sizes[2] > 0 && O->sizes[3] > 0) {
+    s = blockedInPlace(
+        fn, in, out, {N, C, H, W}, K, F, sh, sw, dh, dw, /*groups=*/1,
+        /*plainInput=*/true,
+        static_cast<char *>(I->aligned) + I->offset * dtypeSize(in), beta,
+        dataOf(O, out));
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+  }
+  return intoBlockedCopy(fn, in, out, I, F, O, sh, sw, dh, dw, beta, 1);
+}
+
+/// The C x KH x KW filter of a depthwise convolution as the KCRS filter
+/// C x 1 x KH x KW of a grouped one (groups = C).
+amp_rt_memref_4d depthwiseFilterAsKcrs(const amp_rt_memref_3d *F) {
+  return {F->allocated,
+          F->aligned,
+          F->offset,
+          {F->sizes[0], 1, F->sizes[1], F->sizes[2]},
+          {F->strides[0], 0, F->strides[1], F->strides[2]}};
+}
+
+/// linalg.depthwise_conv_2d_nchw_chw on activations blocked by 16 channels
+/// (amp-block-convs): a grouped conv2dBlocked with groups = C.
+amp_rt_status
+depthwiseConv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+                       const amp_rt_memref_5d *I, const amp_rt_memref_3d *F,
+                       const amp_rt_memref_5d *O, int64_t sh, int64_t sw,
+                       int64_t dh, int64_t dw, float beta) {
+  if (!I || !F || !O)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  if (F->sizes[0] != I->sizes[1] * 16)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: I has %lld channels, F %lld", fn,
+                (long long)(I->sizes[1] * 16), (long long)F->sizes[0]);
+  amp_rt_memref_4d f4 = depthwiseFilterAsKcrs(F);
+  return conv2dBlocked(fn, in, out, I, &f4, O, sh, sw, dh, dw, beta,
+                       std::max<int64_t>(1, F->sizes[0]));
+}
+
+} // namespace amp::rt::entry
