@@ -336,7 +336,7 @@ def export_training_step(args, model, inputs):
     torch.manual_seed(args.seed + 1)
     with torch.no_grad():
         out = model(*inputs)
-    mse = args.model in ("transformer", "encoder-layer")
+    mse = uses_mse(args.model)
     if mse:
         target = torch.randn_like(out)
     else:
@@ -611,6 +611,31 @@ def compare_training_step(name, refs, outs, num_buffers):
     return res
 
 
+def compile_and_run(args, work, programs, call):
+    """Compiles each (tag, file) of `programs` to a shared library and runs
+    it with `call(lib)`; returns {tag: result}."""
+    runs = {}
+    for tag, f in programs:
+        t0 = time.time()
+        lib = compile_to_shared_library(f, work, tag, args.llvm_bin,
+                                        fast=args.check_pipeline == "fast")
+        t1 = time.time()
+        runs[tag] = call(lib)
+        print(f"  ran {tag}: compile {t1 - t0:.1f} s, "
+              f"run {time.time() - t1:.1f} s")
+    return runs
+
+
+def low_type_of(amp_out):
+    """The 16-bit type amp-opt chose in `amp_out`: bf16 or f16."""
+    return "bf16" if "bf16" in open(amp_out).read() else "f16"
+
+
+def uses_mse(model_name):
+    """The encoders' output is an embedding: their loss is the MSE."""
+    return model_name in ("transformer", "encoder-layer")
+
+
 def check_training_step(args, model, inputs, call_args, described, out,
                         amp_out, base):
     """--check --train: the f32 export and the AMP program's training step
@@ -619,19 +644,12 @@ def check_training_step(args, model, inputs, call_args, described, out,
     work = tempfile.mkdtemp(prefix="torch-to-amp-")
     try:
         refs, num_buffers = reference_training_step(
-            model, args.model in ("transformer", "encoder-layer"), call_args,
+            model, uses_mse(args.model), call_args,
             described, len(inputs))
-        runs = {}
-        for tag, f in (("f32", out), ("amp", amp_out)):
-            t0 = time.time()
-            lib = compile_to_shared_library(
-                f, work, tag, args.llvm_bin,
-                fast=args.check_pipeline == "fast")
-            t1 = time.time()
-            runs[tag] = call_training_step(lib, args.func_name, call_args,
-                                           refs)
-            print(f"  ran {tag}: compile {t1 - t0:.1f} s, "
-                  f"run {time.time() - t1:.1f} s")
+        runs = compile_and_run(
+            args, work, (("f32", out), ("amp", amp_out)),
+            lambda lib: call_training_step(lib, args.func_name, call_args,
+                                           refs))
         results = {"model": args.model, "batch": args.batch, "train": True,
                    "amp_options": args.amp_options, "seed": args.seed,
                    "pipeline": args.check_pipeline,
@@ -642,9 +660,9 @@ def check_training_step(args, model, inputs, call_args, described, out,
         results["amp_vs_pytorch"] = compare_training_step(
             "AMP vs PyTorch", refs, runs["amp"], num_buffers)
         # PyTorch's autocast in the precision amp-opt chose, side by side.
-        low = "bf16" if "bf16" in open(amp_out).read() else "f16"
+        low = low_type_of(amp_out)
         auto, _ = reference_training_step(
-            model, args.model in ("transformer", "encoder-layer"), call_args,
+            model, uses_mse(args.model), call_args,
             described, len(inputs),
             torch.bfloat16 if low == "bf16" else torch.float16)
         results["autocast_dtype"] = low
@@ -950,17 +968,10 @@ def check(args, model, inputs, call_args, out, amp_out, base):
     try:
         with torch.no_grad():
             ref = model(*inputs)
-        runs = {}
-        for tag, f in (("f32", out), ("amp", amp_out)):
-            t0 = time.time()
-            lib = compile_to_shared_library(
-                f, work, tag, args.llvm_bin,
-                fast=args.check_pipeline == "fast")
-            t1 = time.time()
-            runs[tag] = call_shared_library(lib, args.func_name, call_args,
-                                            ref)
-            print(f"  ran {tag}: compile {t1 - t0:.1f} s, "
-                  f"run {time.time() - t1:.1f} s")
+        runs = compile_and_run(
+            args, work, (("f32", out), ("amp", amp_out)),
+            lambda lib: call_shared_library(lib, args.func_name, call_args,
+                                            ref))
         results = {"model": args.model, "batch": args.batch,
                    "amp_options": args.amp_options, "seed": args.seed,
                    "output_shape": list(ref.shape)}
@@ -971,7 +982,7 @@ def check(args, model, inputs, call_args, out, amp_out, base):
         results["amp_vs_pytorch"] = compare("AMP vs PyTorch", ref,
                                             runs["amp"])
         # PyTorch's autocast in the precision amp-opt chose, side by side.
-        low = "bf16" if "bf16" in open(amp_out).read() else "f16"
+        low = low_type_of(amp_out)
         auto, auto_casts = count_autocast_casts(
             model, inputs, torch.bfloat16 if low == "bf16" else torch.float16)
         results["autocast_dtype"] = low

@@ -159,8 +159,13 @@ void PrecisionPainting::keepBatchStatisticsF32() {
     return largest;
   };
   for (unsigned start = 0, e = nodes.size(); start < e; ++start) {
+    // Matching the body pattern again walks the op's neighbourhood: only
+    // for the low infer reductions (bf16 infers batch-norm statistics).
     Operation *op = nodes[start].op;
-    if (!op || !nodes[start].low ||
+    auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+    if (!linalgOp || !nodes[start].low ||
+        nodes[start].classification.cls != PrecisionClass::Infer ||
+        linalgOp.getNumReductionLoops() == 0 ||
         matchBodyPattern(op) != BodyPattern::BatchNormalization)
       continue;
     int64_t statistic = largestResult(op);
