@@ -27,7 +27,6 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -259,9 +258,22 @@ static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
   if (on.parallel || on.fast)
     pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buildBufferDeallocationPipeline, with
+  // amp-return-donated-buffers where it must run: after the simplification
+  // (which leaves the clones of updated donated arguments returned and
+  // retained by one bufferization.dealloc) and before the deallocs are
+  // lowered to pointer comparisons that would read the clones too.
+  pm.addPass(memref::createExpandReallocPass(
+      memref::ExpandReallocPassOptions{/*emitDeallocs=*/false}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createReturnDonatedBuffersPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // parallel: the copies bufferization made and the fills left whole run
   // one chunk per thread too.

@@ -123,6 +123,22 @@ struct UpdateStateInPlacePass
   }
 };
 
+/// True if `use` only asks a `bufferization.dealloc` to keep the buffer
+/// alive (a retained operand, not one it may free) and nothing reads the
+/// ownership the dealloc computes for it. The deallocation pipeline retains
+/// every returned value; retaining the donated argument instead of its
+/// clone keeps the same buffers alive (the function owns no view of an
+/// argument) and the ownership of a returned value is not needed.
+static bool isUnusedRetention(OpOperand &use) {
+  auto dealloc = dyn_cast<bufferization::DeallocOp>(use.getOwner());
+  if (!dealloc)
+    return false;
+  for (auto [i, retained] : llvm::enumerate(dealloc.getRetainedMutable()))
+    if (&retained == &use)
+      return dealloc.getUpdatedConditions()[i].use_empty();
+  return false;
+}
+
 struct ReturnDonatedBuffersPass
     : public amp::impl::ReturnDonatedBuffersPassBase<ReturnDonatedBuffersPass> {
   using Base::Base;
@@ -137,7 +153,10 @@ struct ReturnDonatedBuffersPass
       if (!arg || arg.getOwner() != &func.getBody().front() ||
           !func.getArgAttr(arg.getArgNumber(), kDonatedAttr))
         return;
-      if (llvm::all_of(clone->getUsers(), llvm::IsaPred<func::ReturnOp>))
+      if (llvm::all_of(clone->getUses(), [&](OpOperand &use) {
+            return isa<func::ReturnOp>(use.getOwner()) ||
+                   isUnusedRetention(use);
+          }))
         clones.push_back(clone);
     });
     IRRewriter rewriter(&getContext());

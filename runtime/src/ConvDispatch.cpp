@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Profile.h"
 #include "RuntimeInternal.h"
 
 #include <algorithm>
@@ -132,6 +133,9 @@ amp_rt_status convViews(const char *fn, ConvDirection dir,
                         amp_rt_dtype outType, float alpha,
                         const TensorView &in0, const TensorView &in1,
                         float beta, const TensorView &out) {
+  ProfileScope profile([&](double &flops) {
+    return convProfileKey(dir, problem, inType, outType, flops);
+  });
   return named(fn, convViewsImpl(fn, dir, problem, inType, outType, alpha, in0,
                                  in1, beta, out));
 }
@@ -140,6 +144,10 @@ amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
                                 amp_rt_dtype inType, amp_rt_dtype outType,
                                 const void *x, const TensorView &w, float beta,
                                 void *y) {
+  ProfileScope profile([&](double &flops) {
+    return convProfileKey(ConvDirection::Forward, problem, inType, outType,
+                          flops);
+  });
   std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
   Slot *slot = nullptr;
   AMP_RT_TRY(activeSlot(fn, slot));

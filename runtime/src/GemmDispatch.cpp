@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Profile.h"
 #include "RuntimeInternal.h"
 
 #include <algorithm>
@@ -164,6 +165,11 @@ static amp_rt_status gemmViewsImpl(const char *fn, const TensorView &A,
 amp_rt_status gemmViews(const char *fn, const TensorView &A, bool transA,
                         const TensorView &B, bool transB, const TensorView &C,
                         float alpha, float beta) {
+  ProfileScope profile([&](double &flops) {
+    int64_t K = C.rank == 3 ? (transA ? A.sizes[1] : A.sizes[2]) : 0;
+    return gemmProfileKey(A.dtype, C.dtype, C.sizes[0], C.sizes[1], C.sizes[2],
+                          K, transA, transB, flops);
+  });
   return named(fn, gemmViewsImpl(fn, A, transA, B, transB, C, alpha, beta));
 }
 

@@ -811,10 +811,12 @@ def ReturnDonatedBuffersPass
     place (`amp-update-state-in-place`), the ownership-based buffer
     deallocation returns a `bufferization.clone` of it, since a function
     does not own its arguments. The caller donated that buffer and expects
-    it back: this pass returns the argument itself wherever such a clone's
-    only uses are `func.return`s, saving a copy of every updated tensor per
-    call. Run it after the deallocation passes and before
-    `convert-bufferization-to-memref`.
+    it back: this pass returns the argument itself wherever such a clone is
+    only returned and retained by `bufferization.dealloc`s that do not read
+    its ownership, saving a copy of every updated tensor per call. Run it
+    after `buffer-deallocation-simplification` and before
+    `bufferization-lower-deallocations` (whose pointer comparisons would
+    read the clone).
   }];
 }
 
