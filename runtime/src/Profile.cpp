@@ -15,9 +15,42 @@ namespace rt {
 
 namespace {
 
+/// Calls of one kind and shape, or their sum over shapes. The first call
+/// of a shape also creates its primitive (and the first call of the process
+/// starts the backend): when the shape is called again, that call is kept
+/// apart (first*) and the per-call time and the rate are those of the others.
 struct Entry {
-  int64_t calls = 0;
+  int64_t calls = 0, firstCalls = 0;
   double seconds = 0, flops = 0;
+  double firstSeconds = 0, firstFlops = 0;
+
+  /// The first call as recorded; counted apart only once there is another.
+  double pendingSeconds = 0, pendingFlops = 0;
+
+  Entry settled() const {
+    Entry e = *this;
+    if (calls > 1) {
+      e.firstCalls = 1;
+      e.firstSeconds = pendingSeconds;
+      e.firstFlops = pendingFlops;
+    }
+    return e;
+  }
+  void add(const Entry &e) {
+    calls += e.calls;
+    firstCalls += e.firstCalls;
+    seconds += e.seconds;
+    flops += e.flops;
+    firstSeconds += e.firstSeconds;
+    firstFlops += e.firstFlops;
+  }
+  double steadyMsPerCall() const {
+    return (seconds - firstSeconds) * 1e3 / double(calls - firstCalls);
+  }
+  double steadyGflops() const {
+    double t = seconds - firstSeconds;
+    return t > 0 ? (flops - firstFlops) / t * 1e-9 : 0.0;
+  }
 };
 
 struct Table {
@@ -60,37 +93,37 @@ void printReport() {
     out = stderr;
     toFile = false;
   }
-  std::vector<std::pair<std::string, Entry>> rows(t.entries.begin(),
-                                                  t.entries.end());
+  std::vector<std::pair<std::string, Entry>> rows;
+  for (const auto &[key, e] : t.entries)
+    rows.emplace_back(key, e.settled());
   std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
     return a.second.seconds > b.second.seconds;
   });
   Entry total;
   std::map<std::string, Entry> categories;
   for (const auto &[key, e] : rows) {
-    for (Entry *sum : {&total, &categories[categoryOf(key)]}) {
-      sum->calls += e.calls;
-      sum->seconds += e.seconds;
-      sum->flops += e.flops;
-    }
+    total.add(e);
+    categories[categoryOf(key)].add(e);
   }
-  auto gflops = [](const Entry &e) {
-    return e.seconds > 0 ? e.flops / e.seconds * 1e-9 : 0.0;
-  };
   std::fprintf(out,
                "amp_rt profile: %lld calls, %.3f ms in GEMMs and "
-               "convolutions (staging included), %.1f GF/s\n",
-               (long long)total.calls, total.seconds * 1e3, gflops(total));
-  std::fprintf(out, "%12s %8s %10s %8s  %s\n", "total ms", "calls", "ms/call",
-               "GF/s", "call");
+               "convolutions (staging included), %.3f ms of them in the "
+               "first call of a shape called again (backend start, "
+               "primitive creation); %.1f GF/s in the other calls\n",
+               (long long)total.calls, total.seconds * 1e3,
+               total.firstSeconds * 1e3, total.steadyGflops());
+  std::fprintf(out, "%12s %8s %10s %10s %8s  %s\n", "total ms", "calls",
+               "first ms", "ms/call*", "GF/s*",
+               "call (*: without the first call)");
+  auto print = [&](const std::string &name, const Entry &e) {
+    std::fprintf(out, "%12.3f %8lld %10.4f %10.4f %8.1f  %s\n", e.seconds * 1e3,
+                 (long long)e.calls, e.firstSeconds * 1e3, e.steadyMsPerCall(),
+                 e.steadyGflops(), name.c_str());
+  };
   for (const auto &[name, e] : categories)
-    std::fprintf(out, "%12.3f %8lld %10.4f %8.1f  %s (all shapes)\n",
-                 e.seconds * 1e3, (long long)e.calls,
-                 e.seconds * 1e3 / double(e.calls), gflops(e), name.c_str());
+    print(name + " (all shapes)", e);
   for (const auto &[key, e] : rows)
-    std::fprintf(out, "%12.3f %8lld %10.4f %8.1f  %s\n", e.seconds * 1e3,
-                 (long long)e.calls, e.seconds * 1e3 / double(e.calls),
-                 gflops(e), key.c_str());
+    print(key, e);
   if (toFile)
     std::fclose(out);
 }
@@ -133,6 +166,10 @@ void recordCall(const std::string &key, double flops, double seconds) {
   if (t.entries.empty())
     std::atexit(printReport);
   Entry &e = t.entries[key];
+  if (e.calls == 0) {
+    e.pendingSeconds = seconds;
+    e.pendingFlops = flops;
+  }
   e.calls += 1;
   e.seconds += seconds;
   e.flops += flops;
