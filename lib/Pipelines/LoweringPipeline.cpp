@@ -228,9 +228,13 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   }
   if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
-  // fast: transposes that move the contiguous dimension run in blocks.
-  if (on.fast)
+  // fast: weight-shaped elementwise ops run one long loop instead of many
+  // 3-long ones; transposes that move the contiguous dimension run in
+  // blocks.
+  if (on.fast) {
+    pm.addPass(createCollapseContiguousDimsPass());
     pm.addPass(createOrderTransposeLoopsPass());
+  }
   // parallel: every big loop nest that stays becomes one chunk per thread.
   if (on.parallel) {
     TileForThreadsPassOptions tile;
