@@ -87,7 +87,7 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   // 3-long ones; transposes that move the contiguous dimension run in
   // blocks.
   if (on.fast) {
-    pm.addPass(createCollapseContiguousDimsPass());
+    pm.addNestedPass<func::FuncOp>(createCollapseContiguousDimsPass());
     pm.addPass(createOrderTransposeLoopsPass());
   }
   // parallel: every big loop nest that stays becomes one chunk per thread.

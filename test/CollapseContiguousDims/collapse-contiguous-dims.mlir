@@ -1,4 +1,5 @@
-// RUN: amp-opt %s -split-input-file --amp-collapse-contiguous-dims | FileCheck %s
+// RUN: amp-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(amp-collapse-contiguous-dims))' | FileCheck %s
 
 // amp-collapse-contiguous-dims: an elementwise op on a filter-shaped tensor
 // (innermost loop shorter than 16) runs one loop over all its elements.

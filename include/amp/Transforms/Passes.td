@@ -554,7 +554,8 @@ def BlockConvsPass : Pass<"amp-block-convs"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def CollapseContiguousDimsPass : Pass<"amp-collapse-contiguous-dims"> {
+def CollapseContiguousDimsPass
+    : Pass<"amp-collapse-contiguous-dims", "::mlir::func::FuncOp"> {
   let summary = "Merge the loops of elementwise ops whose dimensions are "
                 "contiguous in every operand";
   let description = [{
