@@ -234,9 +234,13 @@ def main():
     os.makedirs(tmp, exist_ok=True)
     export = os.path.join(tmp, "%s-b%d%s.mlir"
                           % (model, args.batch, "-train" if args.train else ""))
+    # The training step starts from PyTorch's initial values (amp-run's own
+    # initialization zeroes rank-1 params, batch norm's scales among them,
+    # which would leave every activation after a batch norm at 0).
+    params = os.path.join(tmp, "params.f32")
     run([args.torch_python, os.path.join(ROOT, "scripts", "torch-to-amp.py"),
          model, "--batch", str(args.batch), "-o", export] +
-        (["--train"] if args.train else []))
+        (["--train", "--dump-params", params] if args.train else []))
     step_name = "bench_train_step" if args.train else "bench_step"
     variants = {"f32": None, "bf16": "mode=bf16"}
     if args.f16:
@@ -260,7 +264,8 @@ def main():
             out = run([amp_run, path, "--fast", "--step=" + step_name,
                        "--eval=none", "--data=synthetic:1000",
                        "--synthetic-samples=%d" % (2 * args.batch),
-                       "--steps=0", "--bench-steps=%d" % args.bench_steps])
+                       "--steps=0", "--bench-steps=%d" % args.bench_steps] +
+                      (["--init-params=" + params] if args.train else []))
             ms = float(re.search(r"step time: median ([0-9.]+) ms", out)
                        .group(1))
             best[name] = min(best.get(name, ms), ms)

@@ -358,9 +358,12 @@ def export_training_step(args, model, inputs):
     call_args = tuple(state[n].detach() for n in names) + call_inputs
     arg_names = names + [f"input{i}" for i in range(len(inputs))] \
         + ["target"]
+    roles = ["param"] * len(signature.parameters) \
+        + ["buffer"] * len(signature.buffers) + ["input"] * len(inputs) \
+        + ["target"]
     described = [{"name": n, "shape": list(t.shape),
-                  "dtype": str(t.dtype).replace("torch.", "")}
-                 for n, t in zip(arg_names, call_args)]
+                  "dtype": str(t.dtype).replace("torch.", ""), "role": r}
+                 for n, t, r in zip(arg_names, call_args, roles)]
     return mlir_module, described, call_args
 
 
@@ -798,6 +801,10 @@ def main():
     p.add_argument("--train", action="store_true",
                    help="export the training step (forward, loss, backward) "
                    "instead of the inference forward")
+    p.add_argument("--dump-params", metavar="FILE",
+                   help="with --train: write the model's parameters (the "
+                   "training step's param arguments, in argument order) as "
+                   "raw little-endian f32, for amp-run --init-params")
     p.add_argument("--func-name", default=None,
                    help="default: forward, or train_step with --train")
     p.add_argument("--seed", type=int, default=0)
@@ -851,6 +858,8 @@ def main():
     if args.train and args.model == "gpt":
         p.error("--train: gpt's embedding backward lowers to tm_tensor."
                 "scatter, which is not upstream MLIR")
+    if args.dump_params and not args.train:
+        p.error("--dump-params needs --train")
     if args.train and args.params != "args":
         p.error("--train takes the weights as arguments (--params=args)")
     if args.func_name is None:
@@ -920,6 +929,16 @@ def main():
 
     if args.dump_call:
         dump_call(model, inputs, call_args, args.dump_call)
+
+    if args.dump_params:
+        with open(args.dump_params, "wb") as f:
+            for t, d in zip(call_args, described):
+                if d["role"] == "param":
+                    # The host's byte order: amp-run reads it on the same
+                    # (little-endian) machines.
+                    v = t.detach().to(torch.float32).contiguous()
+                    f.write(ctypes.string_at(v.data_ptr(), v.numel() * 4))
+        print(f"wrote {args.dump_params} (the initial params, f32)")
 
     if args.check and args.train:
         check_training_step(args, model, inputs, call_args, described, out,

@@ -8,6 +8,7 @@
 #include "Convert.h" // libamp_rt's conversions (round to nearest even)
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -115,6 +116,36 @@ bool Trainer::benchOnly() const {
   return options.benchSteps > 0 && options.steps == 0 && options.epochs == 0;
 }
 
+llvm::Error Trainer::loadInitialParams() {
+  auto file = llvm::MemoryBuffer::getFile(options.initParams,
+                                          /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return makeError("cannot read --init-params file '" + options.initParams +
+                     "': " + file.getError().message());
+  llvm::SmallVector<HostTensor *> params;
+  uint64_t need = 0;
+  for (size_t i = 0; i < step.args.size(); ++i)
+    if (step.args[i].role == Role::Param) {
+      if (state[i]->spec.elem != ElemKind::F32)
+        return makeError("--init-params: param " + llvm::Twine(i) +
+                         " is not f32");
+      params.push_back(state[i].get());
+      need += state[i]->spec.numBytes();
+    }
+  llvm::StringRef bytes = (*file)->getBuffer();
+  if (bytes.size() != need)
+    return makeError("--init-params file '" + options.initParams + "' has " +
+                     llvm::Twine(bytes.size()) + " bytes; the step's " +
+                     llvm::Twine(params.size()) + " params need " +
+                     llvm::Twine(need) + " (f32, in argument order)");
+  for (HostTensor *t : params) {
+    std::memcpy(t->bytes(), bytes.data(), t->spec.numBytes());
+    bytes = bytes.drop_front(t->spec.numBytes());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Trainer::prepare() {
   Rng initRng(mixSeed(options.seed, /*stream=*/2));
   for (const RoleValue &arg : step.args) {
@@ -126,6 +157,9 @@ llvm::Error Trainer::prepare() {
       t.f32()[0] = static_cast<float>(options.initScale);
     // Inputs and labels are filled per step; the rest starts at zero.
   }
+  if (!options.initParams.empty())
+    if (auto err = loadInitialParams())
+      return err;
   // A param_copy starts as the rounding of its initial param; the step
   // renews it with every update (amp-carry-rounded-params).
   for (int64_t i : step.paramCopies) {

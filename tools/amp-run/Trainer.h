@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace amp::run {
@@ -36,6 +37,9 @@ struct TrainOptions {
   bool timing = false;
   uint64_t seed = 0;
   double initScale = 1.0;
+  /// --init-params: raw little-endian f32 values of every param argument, in
+  /// argument order, instead of the Glorot / zeros initialization.
+  std::string initParams;
   /// --poison-steps: these steps (1-based) get `poisonValue` in their input.
   std::vector<int64_t> poisonSteps;
   double poisonValue = 0.0;
@@ -62,6 +66,8 @@ public:
 
 private:
   bool benchOnly() const;
+  /// Overwrites the params with the values of --init-params.
+  llvm::Error loadInitialParams();
   /// Applies the results of one step to the state and prints its line.
   llvm::Error finishStep(int64_t n, double scale);
   void addLeaks(int64_t liveBefore, int64_t buffersBefore);

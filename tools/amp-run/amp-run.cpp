@@ -81,6 +81,13 @@ static cl::opt<unsigned long long>
          cl::desc("Seed of the initialization, split, shuffling and "
                   "synthetic data (default 0)"),
          cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string> initParams(
+    "init-params",
+    cl::desc("Initial values of the step's params: a file of raw "
+             "little-endian f32, every param argument in argument order "
+             "(what scripts/torch-to-amp.py --dump-params writes); default: "
+             "Glorot-uniform weights, zero biases"),
+    cl::value_desc("path"), cl::init(""), cl::cat(runCategory));
 static cl::opt<double>
     initScale("init-scale",
               cl::desc("Initial loss scale, if the step has a loss_scale "
@@ -332,6 +339,7 @@ static TrainOptions trainOptions() {
   options.timing = timing;
   options.seed = seed;
   options.initScale = initScale;
+  options.initParams = initParams;
   options.poisonSteps.assign(poisonSteps.begin(), poisonSteps.end());
   options.poisonValue = poisonValue;
   return options;
