@@ -2,8 +2,9 @@
 // is folded into the runtime call: the `_bf16_bf16_overwrite` entry point
 // accumulates in f32 and rounds once as it stores, so the f32 buffer and the
 // pass over it go. Kept apart: an f32 result read by anything else, a
-// rounded buffer used between the call and the rounding, a rounding with
-// another rounding mode, and an accumulating call (no zero fill).
+// rounded buffer used between the call and the rounding, a rounded buffer
+// that is (a view of) an input of the call, a rounding with another rounding
+// mode, and an accumulating call (no zero fill).
 // RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -110,4 +111,46 @@ func.func @other_rounding_and_accumulation(%a: memref<8x16xbf16>, %b: memref<16x
     linalg.yield %t : bf16
   }
   return %d, %d2 : memref<8x4xbf16>, memref<8x4xbf16>
+}
+
+// Bufferization gave the rounding the buffer of the contraction's own input
+// (dead after it): the library would overwrite A while it reads it, so the
+// rounding stays, directly and through a view of A.
+// CHECK-LABEL: func.func @rounded_buffer_is_an_input
+// CHECK:         call @amp_rt_matmul_bf16_f32_overwrite(
+// CHECK:         linalg.generic
+// CHECK:           arith.truncf
+// CHECK:         call @amp_rt_matmul_bf16_f32_overwrite(
+// CHECK:         linalg.generic
+// CHECK:           arith.truncf
+// CHECK-NOT:     _bf16_bf16_overwrite
+func.func @rounded_buffer_is_an_input(%b: memref<16x16xbf16>) -> (memref<8x16xbf16>, memref<8x16xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %a = memref.alloc() : memref<8x16xbf16>
+  linalg.fill ins(%one : bf16) outs(%a : memref<8x16xbf16>)
+  %c = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x16xbf16>)
+                outs(%c : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c : memref<8x16xf32>) outs(%a : memref<8x16xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %a2 = memref.alloc() : memref<8x16xbf16>
+  linalg.fill ins(%one : bf16) outs(%a2 : memref<8x16xbf16>)
+  %view = memref.subview %a2[0, 0] [8, 16] [1, 1] : memref<8x16xbf16> to memref<8x16xbf16, strided<[16, 1]>>
+  %c2 = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c2 : memref<8x16xf32>)
+  linalg.matmul ins(%view, %b : memref<8x16xbf16, strided<[16, 1]>>, memref<16x16xbf16>)
+                outs(%c2 : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%c2 : memref<8x16xf32>) outs(%a2 : memref<8x16xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %a, %a2 : memref<8x16xbf16>, memref<8x16xbf16>
 }

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -442,7 +443,8 @@ struct ContractionToRuntimeCall final
 /// that computed it: `amp_rt_<op>_<t>_f32_overwrite(A, B, C)` followed by a
 /// generic that only rounds C into D (of type <t>) becomes
 /// `amp_rt_<op>_<t>_<t>_overwrite(A, B, D)`, when C is a fresh buffer that
-/// nothing else uses and nothing uses D between the call and the rounding.
+/// nothing else uses, D is not A or B, and nothing uses D between the call
+/// and the rounding.
 /// The library accumulates in f32 and rounds once as it stores, which is
 /// what the generic computed; the f32 buffer and the pass over it go.
 /// Rooted at the rounding, which comes after the call, so that the walk
@@ -488,6 +490,15 @@ struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
         call->getBlock() != rounding->getBlock() ||
         !call->isBeforeInBlock(rounding))
       return rewriter.notifyMatchFailure(rounding, "not after its call");
+    // The library reads A and B while it stores D, so D must not be one of
+    // them: bufferization may give the rounding the buffer of an input that
+    // is dead after the contraction (the rounding alone never reads it).
+    // Views of one allocation (casts, collapses, subviews) count as it.
+    Value narrowBase = memref::skipViewLikeOps(cast<MemrefValue>(narrow));
+    for (auto [index, operand] : llvm::enumerate(call.getOperands()))
+      if (index != 2 && isa<MemRefType>(operand.getType()) &&
+          memref::skipViewLikeOps(cast<MemrefValue>(operand)) == narrowBase)
+        return rewriter.notifyMatchFailure(rounding, "D is an input");
     Block *block = rounding->getBlock();
     for (Operation *user : narrow.getUsers()) {
       Operation *inBlock = block->findAncestorOpInBlock(*user);
