@@ -120,8 +120,8 @@ static amp_rt_status convViewsImpl(const char *fn, ConvDirection dir,
   AMP_RT_TRY(activeSlot(fn, slot));
   CallContext ctx(fn, *slot);
   TensorView a, b, c;
-  AMP_RT_TRY(ctx.input(in0, true, a));
-  AMP_RT_TRY(ctx.input(in1, true, b));
+  AMP_RT_TRY(ctx.input(in0, true, a, &out));
+  AMP_RT_TRY(ctx.input(in1, true, b, &out));
   AMP_RT_TRY(ctx.output(out, beta != 0.0f, true, c));
   AMP_RT_TRY(ctx.backend().conv(dir, problem, inType, outType, alpha, a.data,
                                 b.data, beta, c.data));
@@ -153,12 +153,16 @@ amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
   AMP_RT_TRY(activeSlot(fn, slot));
   CallContext ctx(fn, *slot);
   // Host memory in oneDNN's layout: only the cpu backend reads it in place.
-  if (std::strcmp(ctx.backend().name(), "cpu") != 0)
+  if (std::strcmp(ctx.backend().name(), "cpu") != 0) {
+    profile.discard();
     return AMP_RT_ERROR_UNSUPPORTED;
+  }
   TensorView filter;
   AMP_RT_TRY(ctx.input(w, true, filter));
   amp_rt_status s = ctx.backend().conv(ConvDirection::Forward, problem, inType,
                                        outType, 1.0f, x, filter.data, beta, y);
+  if (s == AMP_RT_ERROR_UNSUPPORTED)
+    profile.discard();
   if (s != AMP_RT_SUCCESS)
     return s;
   return ctx.finish();

@@ -152,8 +152,8 @@ static amp_rt_status gemmViewsImpl(const char *fn, const TensorView &A,
     K = 1;
     g.alpha = 0.0f;
   } else {
-    AMP_RT_TRY(ctx.input(A, !blasForm(A).ok, a));
-    AMP_RT_TRY(ctx.input(B, !blasForm(B).ok, b));
+    AMP_RT_TRY(ctx.input(A, !blasForm(A).ok, a, &C));
+    AMP_RT_TRY(ctx.input(B, !blasForm(B).ok, b, &C));
   }
   AMP_RT_TRY(ctx.output(C, beta != 0.0f, !blasForm(C).ok, c));
   AMP_RT_TRY(setGemmOperands(fn, a, transA, b, transB, c, M, N, g));

@@ -54,6 +54,10 @@ public:
   ProfileScope(const ProfileScope &) = delete;
   ProfileScope &operator=(const ProfileScope &) = delete;
 
+  /// Records nothing: the call did not run here (it falls back to an entry
+  /// point that records itself).
+  void discard() { active = false; }
+
 private:
   bool active = false;
   double flops = 0;

@@ -115,6 +115,10 @@ amp_rt_status activeSlot(const char *fn, Slot *&slot);
 /// non-negative). 0 for an empty view; -1 on overflow.
 int64_t spanElements(const TensorView &v);
 
+/// Whether the memory from element 0 to the last element of `a` overlaps
+/// that of `b` (false if either is empty).
+bool spansOverlap(const TensorView &a, const TensorView &b);
+
 /// Row-major dense strides for the sizes of `v`.
 void denseStrides(const TensorView &v, int64_t *strides);
 
@@ -132,7 +136,10 @@ public:
   /// Whether the backend can access `v` where it is.
   bool isResident(const TensorView &v) const;
   /// Stages an operand the call reads; `dense`: the backend needs it packed.
-  amp_rt_status input(const TensorView &v, bool dense, TensorView &out);
+  /// An operand whose memory overlaps `writtenBy` (the call's output) is
+  /// read from a copy: kernels read their inputs while they store.
+  amp_rt_status input(const TensorView &v, bool dense, TensorView &out,
+                      const TensorView *writtenBy = nullptr);
   /// `read`: the call reads the output's old value (accumulation, beta != 0).
   amp_rt_status output(const TensorView &v, bool read, bool dense,
                        TensorView &out);

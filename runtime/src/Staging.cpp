@@ -37,6 +37,21 @@ int64_t spanElements(const TensorView &v) {
   return span;
 }
 
+bool spansOverlap(const TensorView &a, const TensorView &b) {
+  int64_t spanA = spanElements(a), spanB = spanElements(b);
+  if (spanA == 0 || spanB == 0)
+    return false;
+  // An overflowing span (-1) is treated as reaching everything.
+  auto begin = [](const TensorView &v) {
+    return reinterpret_cast<uintptr_t>(v.data);
+  };
+  auto end = [&](const TensorView &v, int64_t span) {
+    return span < 0 ? UINTPTR_MAX
+                    : begin(v) + uintptr_t(span) * dtypeSize(v.dtype);
+  };
+  return begin(a) < end(b, spanB) && begin(b) < end(a, spanA);
+}
+
 namespace {
 
 bool isRowMajorContiguous(const TensorView &v) {
@@ -201,9 +216,10 @@ amp_rt_status CallContext::packOnDevice(const TensorView &v, bool read,
 }
 
 amp_rt_status CallContext::input(const TensorView &v, bool dense,
-                                 TensorView &out) {
+                                 TensorView &out, const TensorView *writtenBy) {
   out = v;
-  if (usableInPlace(v, dense))
+  bool aliased = writtenBy && spansOverlap(v, *writtenBy);
+  if (!aliased && usableInPlace(v, dense))
     return AMP_RT_SUCCESS;
   if (isResident(v))
     return packOnDevice(v, /*read=*/true, out);
