@@ -219,6 +219,10 @@ def main():
                        os.path.expanduser("~/.venvs/amp-torch")),
         "bin", "python"))
     ap.add_argument("--keep", help="keep the files in this directory")
+    ap.add_argument("--export-only", action="store_true",
+                    help="write MODEL.{f32,bf16[,f16]}.mlir (and with "
+                    "--train params.f32) into --keep and time nothing "
+                    "(bench/step_aot.sh)")
     args = ap.parse_args()
 
     if not os.path.exists(args.torch_python):
@@ -230,6 +234,8 @@ def main():
     opt = os.path.join(args.build, "bin", "amp-opt")
     amp_run = os.path.join(args.build, "bin", "amp-run")
     model = args.model
+    if args.export_only and not args.keep:
+        sys.exit("resnet18_forward: --export-only needs --keep DIR")
     tmp = args.keep or tempfile.mkdtemp(prefix="amp-%s-" % model)
     os.makedirs(tmp, exist_ok=True)
     export = os.path.join(tmp, "%s-b%d%s.mlir"
@@ -257,6 +263,10 @@ def main():
                                  ".export.json", files[name])
         else:
             add_bench_step(fwd, files[name])
+    if args.export_only:
+        for path in files.values():
+            print(path)
+        return 0
 
     best = {}
     for _ in range(args.rounds):

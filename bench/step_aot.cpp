@@ -7,7 +7,8 @@
 // the object with this driver into one executable per program.
 //
 // Usage: step-aot SIGNATURE_FILE [--steps=N] [--warmup=N] [--seed=S]
-//        step-aot SIGNATURE_FILE --compare=A,B [--seed=S]
+//                 [--init-params=FILE]
+//        step-aot SIGNATURE_FILE --compare=A,B [--seed=S] [--init-params=FILE]
 //
 // Arguments get deterministic values: inputs uniform in [-1, 1), one-hot
 // labels, params uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)) (fan_in: the
@@ -18,6 +19,12 @@
 // (docs/training-step.md): an `update` replaces the argument it names, a
 // `loss_scale` / `good_steps` result its argument. Prints the loss of the
 // first and the last step and the median and minimum step time.
+// --init-params=FILE replaces the params' values with FILE's raw f32s, all
+// params in argument order (as `amp-run --init-params`; torch-to-amp.py
+// --dump-params writes it).
+//
+// The step's function is `train_step` unless the build names another
+// C-interface entry with -DAMP_STEP_ENTRY=_mlir__mlir_ciface_NAME.
 //
 // --compare=A,B runs one step from the same state on libamp_rt backend A,
 // then on B, and prints every result's relative L2 difference (B vs A);
@@ -47,7 +54,10 @@
 #endif
 
 // The packed entry point that MLIR's ExecutionEngine adds for the step.
-extern "C" void _mlir__mlir_ciface_train_step(void **);
+#ifndef AMP_STEP_ENTRY
+#define AMP_STEP_ENTRY _mlir__mlir_ciface_train_step
+#endif
+extern "C" void AMP_STEP_ENTRY(void **);
 
 namespace {
 
@@ -169,7 +179,7 @@ public:
       packed.push_back(&p);
   }
 
-  void call() { _mlir__mlir_ciface_train_step(packed.data()); }
+  void call() { AMP_STEP_ENTRY(packed.data()); }
 
   /// The first element of result `i` (results are dense: identity layouts
   /// after bufferization).
@@ -297,7 +307,7 @@ struct Options {
   const char *signature = nullptr;
   int steps = 20, warmup = 3;
   unsigned seed = 0;
-  std::string compare;
+  std::string compare, initParams;
 };
 
 /// Returns false (after a message) on a usage error.
@@ -305,7 +315,7 @@ bool parseArgs(int argc, char **argv, Options &o) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s SIGNATURE [--steps=N] [--warmup=N] [--seed=S] "
-                 "[--compare=A,B]\n",
+                 "[--compare=A,B] [--init-params=FILE]\n",
                  argv[0]);
     return false;
   }
@@ -319,6 +329,8 @@ bool parseArgs(int argc, char **argv, Options &o) {
       o.seed = unsigned(std::atoi(argv[i] + 7));
     else if (!std::strncmp(argv[i], "--compare=", 10))
       o.compare = argv[i] + 10;
+    else if (!std::strncmp(argv[i], "--init-params=", 14))
+      o.initParams = argv[i] + 14;
     else {
       std::fprintf(stderr, "step-aot: unknown option %s\n", argv[i]);
       return false;
@@ -327,17 +339,55 @@ bool parseArgs(int argc, char **argv, Options &o) {
   return true;
 }
 
-/// The step's arguments, random, with every param_copy
-/// (amp-carry-rounded-params) the rounding of its param. `ours` gets their
-/// buffers.
+/// Reads the params' values from `path`: raw f32s, every param in argument
+/// order, nothing else.
+bool readParams(const char *path, std::vector<Buffer> &args) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "step-aot: cannot open %s\n", path);
+    return false;
+  }
+  int64_t expected = 0;
+  for (Buffer &b : args) {
+    if (b.spec.role != "param")
+      continue;
+    if (b.spec.elem != "f32") {
+      std::fprintf(stderr, "step-aot: --init-params: a %s param\n",
+                   b.spec.elem.c_str());
+      return false;
+    }
+    std::streamsize bytes = std::streamsize(b.spec.numElements() * 4);
+    expected += bytes;
+    if (!in.read(b.data, bytes)) {
+      std::fprintf(stderr,
+                   "step-aot: %s is too short: the params take %lld bytes\n",
+                   path, static_cast<long long>(expected));
+      return false;
+    }
+  }
+  if (in.peek() != std::ifstream::traits_type::eof()) {
+    std::fprintf(stderr,
+                 "step-aot: %s is longer than the params (%lld bytes)\n", path,
+                 static_cast<long long>(expected));
+    return false;
+  }
+  return true;
+}
+
+/// The step's arguments, random (the params from `initParams` when given),
+/// with every param_copy (amp-carry-rounded-params) the rounding of its
+/// param. `ours` gets their buffers.
 bool makeArguments(const Signature &sig, unsigned seed,
-                   std::vector<Buffer> &args, std::set<char *> &ours) {
+                   const std::string &initParams, std::vector<Buffer> &args,
+                   std::set<char *> &ours) {
   std::mt19937 rng(seed);
   for (const Value &v : sig.args) {
     args.emplace_back(v);
     initialize(args.back(), rng);
     ours.insert(args.back().data);
   }
+  if (!initParams.empty() && !readParams(initParams.c_str(), args))
+    return false;
   for (Buffer &b : args)
     if (b.spec.role == "param_copy" &&
         amp_rt_convert(b.spec.elem == "bf16" ? AMP_RT_BF16 : AMP_RT_F16, b.data,
@@ -424,7 +474,7 @@ int main(int argc, char **argv) {
     return 1;
   std::vector<Buffer> args;
   std::set<char *> ours;
-  if (!makeArguments(sig, options.seed, args, ours))
+  if (!makeArguments(sig, options.seed, options.initParams, args, ours))
     return 1;
   if (!options.compare.empty())
     return compareBackends(sig, args, ours, options.compare);
