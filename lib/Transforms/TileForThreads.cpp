@@ -29,9 +29,34 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `expr` never decreases when a loop index grows: the tiling
+/// interface computes an operand's slice from the map at the first and the
+/// last point of the iteration space, which only holds for such maps (not
+/// for the `2 - d0` of a filter flip).
+bool isNonDecreasing(AffineExpr expr) {
+  if (isa<AffineDimExpr, AffineSymbolExpr, AffineConstantExpr>(expr))
+    return true;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return false;
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return isNonDecreasing(binary.getLHS()) && isNonDecreasing(binary.getRHS());
+  case AffineExprKind::Mul:
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv:
+    return constant && constant.getValue() >= 0 &&
+           isNonDecreasing(binary.getLHS());
+  default:
+    return false;
+  }
+}
+
 /// The loop `op` is split along: its outermost parallel loop whose static
 /// extent is at least `threads` (so that every chunk gets work), if its
-/// static iteration space has at least `minIterations` points.
+/// static iteration space has at least `minIterations` points and its maps
+/// never decrease.
 std::optional<unsigned> chooseSplitLoop(linalg::LinalgOp op, unsigned threads,
                                         int64_t minIterations) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -41,6 +66,9 @@ std::optional<unsigned> chooseSplitLoop(linalg::LinalgOp op, unsigned threads,
       return std::nullopt;
     points *= r;
   }
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!llvm::all_of(map.getResults(), isNonDecreasing))
+      return std::nullopt;
   if (points < minIterations)
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();

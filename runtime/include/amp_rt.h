@@ -146,7 +146,8 @@ AMP_RT_API amp_rt_status amp_rt_release_cached_memory(void);
  * output). Products accumulate in f32 (f32 inputs: f32 FMA, no TF32 or
  * bf16 shortcut on any backend). When beta
  * is 0, C is not read (NaNs in it do not propagate), as in BLAS. M, N or K
- * may be 0 (K == 0 gives C = beta * C).
+ * may be 0 (K == 0 gives C = beta * C). C may overlap A or B: an input that
+ * shares memory with C is read from a copy taken before the call stores.
  *===----------------------------------------------------------------------===*/
 
 AMP_RT_API amp_rt_status amp_rt_gemm(amp_rt_dtype ab_type, amp_rt_dtype c_type,
@@ -179,7 +180,8 @@ AMP_RT_API amp_rt_status amp_rt_gemm_batched(
  *
  * Inputs (x, w for forward; dy, w for backward_data; x, dy for
  * backward_filter) have in_type F32, F16 or BF16; the output has out_type
- * F32 or in_type. f32 accumulation. beta == 0: output not read.
+ * F32 or in_type. f32 accumulation. beta == 0: output not read. An input
+ * that shares memory with the output is read from a copy.
  *
  * Grouped convolutions (groups = G > 1; 0 and 1 mean a dense one): C and K
  * are multiples of G, and output channel k reads only the C / G input

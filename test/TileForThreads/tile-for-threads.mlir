@@ -145,3 +145,25 @@ func.func @rounding_epilogue(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %x:
   } -> tensor<64x64xbf16>
   return %r, %rx : tensor<64x64xbf16>, tensor<64x64xbf16>
 }
+
+// -----
+
+// A filter flip reads `2 - d0`: the tiling interface would take each
+// chunk's slice of %w from the map at the chunk's first and last point
+// (a 1-wide slice of a 3-wide dimension), so the op stays one loop nest.
+// CHECK-LABEL: func.func @decreasing_map_stays_whole
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.generic
+// CHECK-NOT:     scf.forall
+// ONE-LABEL:   func.func @decreasing_map_stays_whole
+#flip = affine_map<(d0, d1, d2, d3) -> (-d0 + 2, -d1 + 2, d3, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @decreasing_map_stays_whole(%w: tensor<3x3x16x8xf32>) -> tensor<3x3x8x16xf32> {
+  %e = tensor.empty() : tensor<3x3x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#flip, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%w : tensor<3x3x16x8xf32>) outs(%e : tensor<3x3x8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<3x3x8x16xf32>
+  return %r : tensor<3x3x8x16xf32>
+}
