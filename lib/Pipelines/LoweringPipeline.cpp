@@ -25,6 +25,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -151,6 +152,10 @@ static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
 static void addLoopStages(OpPassManager &pm, const LoweringStages &on) {
   if (on.parallel)
     pm.addPass(createForallToParallelLoopPass());
+  // fast: elementwise loop nests become vector code here rather than
+  // scalar loops that LLVM may vectorize only behind an overlap check.
+  if (on.fast)
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementwisePass());
   pm.addPass(createConvertLinalgToLoopsPass());
   if (on.parallel) {
     pm.addPass(createConvertSCFToOpenMPPass());
@@ -176,6 +181,9 @@ static void addLLVMStages(OpPassManager &pm, const LoweringStages &on) {
   } else {
     pm.addPass(arith::createArithExpandOpsPass());
   }
+  // fast: amp-vectorize-elementwise's vector loads, stores and broadcasts.
+  if (on.fast)
+    pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

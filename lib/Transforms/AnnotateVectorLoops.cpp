@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Transforms/HostVectorWidth.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
@@ -22,10 +23,7 @@ namespace mlir::amp {
 
 using namespace mlir;
 
-namespace {
-
-/// f32 lanes of the host's widest vector registers.
-unsigned hostF32Lanes() {
+unsigned mlir::amp::hostF32Lanes() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   if (features.lookup("avx512f"))
     return 16;
@@ -34,12 +32,14 @@ unsigned hostF32Lanes() {
   return 4;
 }
 
+namespace {
+
 struct AnnotateVectorLoopsPass
     : public amp::impl::AnnotateVectorLoopsPassBase<AnnotateVectorLoopsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    unsigned lanes = width ? width : hostF32Lanes();
+    unsigned lanes = width ? width : amp::hostF32Lanes();
     if (lanes < 2)
       return;
     MLIRContext *ctx = &getContext();
@@ -59,6 +59,15 @@ struct AnnotateVectorLoopsPass
     getOperation()->walk([&](scf::ForOp loop) {
       bool innermost = true;
       loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+      // A loop that amp-vectorize-elementwise already made vector code:
+      // LLVM cannot vectorize it again, and warns when asked to.
+      bool vectorCode = false;
+      loop.getBody()->walk([&](Operation *op) {
+        vectorCode |=
+            llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
+      });
+      if (vectorCode)
+        return;
       std::optional<llvm::APInt> trips = loop.getStaticTripCount();
       if (innermost && trips && trips->getSExtValue() >= lanes)
         // Under the name of llvm.br's own attribute: convert-scf-to-cf moves

@@ -1,0 +1,137 @@
+//===- VectorizeElementwise.cpp - Elementwise loops as vector code --------===//
+//
+// amp-vectorize-elementwise: the elementwise loop nests that stay outside
+// libamp_rt are tiled into chunks of the innermost loop and vectorized with
+// upstream's linalg vectorizer, so that LLVM gets vector loads and stores
+// instead of a scalar loop it may only vectorize behind a runtime overlap
+// check (which fails when the output buffer is one of the inputs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Transforms/HostVectorWidth.h"
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_VECTORIZEELEMENTWISEPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+
+namespace {
+
+/// Whether every operand that the innermost loop indexes walks it as its own
+/// innermost, unit-stride dimension (so that a chunk is one vector load).
+bool readsInnermostContiguously(linalg::GenericOp op, unsigned innermost) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isFunctionOfDim(innermost))
+      continue;
+    if (map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(innermost, op.getContext()))
+      return false;
+    auto type = cast<MemRefType>(operand.get().getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+        strides.back() != 1)
+      return false;
+  }
+  return true;
+}
+
+/// An elementwise generic on buffers whose innermost loop splits into
+/// `width`-element chunks that vector code can run.
+bool isCandidate(linalg::GenericOp op, int64_t width) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.hasIndexSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % width != 0)
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return false;
+  for (Value v : op->getOperands())
+    if (!isa<FloatType>(cast<MemRefType>(v.getType()).getElementType()))
+      return false;
+  // Arithmetic only: anything else (a tensor.extract, a call) stays in the
+  // scalar loops.
+  for (Operation &inner : op.getBlock()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
+      return false;
+  return readsInnermostContiguously(op, ranges.size() - 1);
+}
+
+struct VectorizeElementwisePass
+    : public amp::impl::VectorizeElementwisePassBase<VectorizeElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    int64_t lanes = width ? width : amp::hostF32Lanes();
+    if (lanes < 2)
+      return;
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (isCandidate(op, lanes))
+        candidates.push_back(op);
+    });
+    if (candidates.empty())
+      return markAllAnalysesPreserved();
+
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : candidates) {
+      // One point of every outer loop, `lanes` of the innermost one.
+      SmallVector<OpFoldResult> tiles(op.getNumLoops(),
+                                      rewriter.getIndexAttr(1));
+      tiles.back() = rewriter.getIndexAttr(lanes);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(tiles);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled))
+        continue;
+      rewriter.eraseOp(op);
+      for (Operation *chunk : tiled->tiledOps) {
+        rewriter.setInsertionPoint(chunk);
+        // On buffers the vectorizer stores through transfer_writes and
+        // leaves no results; the chunk's op goes.
+        if (succeeded(linalg::vectorize(rewriter, chunk)))
+          rewriter.eraseOp(chunk);
+      }
+    }
+
+    // The chunks' transfers are 1 x ... x 1 x lanes: drop the unit
+    // dimensions, then make them vector.load / vector.store (and a scalar
+    // load + vector.broadcast for an operand the innermost loop does not
+    // index).
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    vector::populateDropUnitDimWithShapeCastPatterns(patterns);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransferLoweringPatterns(patterns,
+                                                   /*maxTransferRank=*/1);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
