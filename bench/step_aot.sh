@@ -49,12 +49,14 @@ export_torchvision() {
   done
 }
 
-# Compiles one program ($1: IR, $2: step function) into the executable $3
-# ($4: a scratch folder; the rest: amp-run's data options, a data set the
-# step's batch and labels fit).
+# Compiles one program ($1: IR, $2: step function) into the executable $3,
+# linked against the libraries in $(dirname $3)/lib ($4: a scratch folder;
+# the rest: amp-run's data options, a data set the step's batch and labels
+# fit).
 link_step() {
-  local in=$1 step=$2 exe=$3 tmp=$4 obj
+  local in=$1 step=$2 exe=$3 tmp=$4 obj lib
   shift 4
+  lib=$(dirname "$exe")/lib
   obj=$tmp/$(basename "$exe").o
   "$build/bin/amp-run" "$in" --fast --step="$step" --print-signature \
     > "$exe.sig"
@@ -63,7 +65,7 @@ link_step() {
     --dump-object="$obj" > /dev/null
   c++ -O2 -std=c++17 -I"$root/runtime/include" \
     -DAMP_STEP_ENTRY="_mlir__mlir_ciface_$step" "$root/bench/step_aot.cpp" \
-    "$obj" -no-pie -L"$out/lib" -l:libamp_rt.so -l:libomp.so.5 \
+    "$obj" -no-pie -L"$lib" -l:libamp_rt.so -l:libomp.so.5 \
     -Wl,-rpath,'$ORIGIN/lib' -o "$exe"
   echo "built $exe"
 }

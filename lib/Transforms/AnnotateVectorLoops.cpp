@@ -61,11 +61,14 @@ struct AnnotateVectorLoopsPass
       loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
       // A loop that amp-vectorize-elementwise already made vector code:
       // LLVM cannot vectorize it again, and warns when asked to.
-      bool vectorCode = false;
-      loop.getBody()->walk([&](Operation *op) {
-        vectorCode |=
-            llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
-      });
+      bool vectorCode = loop.getBody()
+                            ->walk([](Operation *op) {
+                              return llvm::any_of(op->getResultTypes(),
+                                                  llvm::IsaPred<VectorType>)
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            })
+                            .wasInterrupted();
       if (vectorCode)
         return;
       std::optional<llvm::APInt> trips = loop.getStaticTripCount();

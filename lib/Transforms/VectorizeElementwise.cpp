@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -44,7 +45,9 @@ bool readsInnermostContiguously(linalg::GenericOp op, unsigned innermost) {
     if (map.getNumResults() == 0 ||
         map.getResults().back() != getAffineDimExpr(innermost, op.getContext()))
       return false;
-    auto type = cast<MemRefType>(operand.get().getType());
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      return false;
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
@@ -66,8 +69,9 @@ bool isCandidate(linalg::GenericOp op, int64_t width) {
   if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
     return false;
+  // Float operands; a scalar one (a loss scale) is broadcast.
   for (Value v : op->getOperands())
-    if (!isa<FloatType>(cast<MemRefType>(v.getType()).getElementType()))
+    if (!isa<FloatType>(getElementTypeOrSelf(v.getType())))
       return false;
   // Arithmetic only: anything else (a tensor.extract, a call) stays in the
   // scalar loops.
@@ -129,6 +133,9 @@ struct VectorizeElementwisePass
                                                    /*maxTransferRank=*/1);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
+    // extract(broadcast(scalar)) of a scalar operand: one broadcast.
+    vector::ExtractOp::getCanonicalizationPatterns(patterns, &getContext());
+    vector::BroadcastOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

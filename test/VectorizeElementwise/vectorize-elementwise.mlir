@@ -68,6 +68,28 @@ func.func @broadcast_operands(%x: memref<4x48xf32>, %scale: memref<48xf32>, %shi
 
 // -----
 
+// A scalar operand (a loss scale) is broadcast into the chunk.
+// CHECK-LABEL: func.func @scalar_operand
+// CHECK-SAME:    (%{{.*}}: memref<2x32xf16>, %[[S:.*]]: f32,
+// CHECK:         vector.broadcast %[[S]] : f32 to vector<16xf32>
+// CHECK:         arith.mulf %{{.*}} : vector<16xf32>
+// CHECK:         vector.store
+// CHECK-NOT:     linalg.generic
+#ids = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+func.func @scalar_operand(%g: memref<2x32xf16>, %scale: f32, %out: memref<2x32xf32>) {
+  linalg.generic {indexing_maps = [#ids, #scalar, #ids], iterator_types = ["parallel", "parallel"]}
+    ins(%g, %scale : memref<2x32xf16>, f32) outs(%out : memref<2x32xf32>) {
+  ^bb0(%a: f16, %s: f32, %o: f32):
+    %w = arith.extf %a : f16 to f32
+    %m = arith.mulf %w, %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // Left alone: an innermost loop that is not a multiple of the width, an
 // operand that walks the innermost loop with a stride (a transpose), a body
 // that reads its indices, a reduction and integer operands.
