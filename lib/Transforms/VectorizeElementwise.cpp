@@ -57,17 +57,22 @@ bool readsInnermostContiguously(linalg::GenericOp op, unsigned innermost) {
   return true;
 }
 
-/// An elementwise generic on buffers whose innermost loop splits into
-/// `width`-element chunks that vector code can run.
+/// A generic on buffers whose innermost loop is parallel and splits into
+/// `width`-element chunks that vector code can run: an elementwise op, or a
+/// reduction along outer loops (batch-norm statistics), whose chunks then
+/// add `width` elements into `width` accumulators, each in the order of the
+/// scalar loops.
 bool isCandidate(linalg::GenericOp op, int64_t width) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.getNumParallelLoops() != op.getNumLoops() || op.hasIndexSemantics())
+      op.getIteratorTypesArray().back() != utils::IteratorType::parallel ||
+      op.hasIndexSemantics())
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % width != 0)
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
     return false;
   // Float operands; a scalar one (a loss scale) is broadcast.
   for (Value v : op->getOperands())
@@ -78,7 +83,8 @@ bool isCandidate(linalg::GenericOp op, int64_t width) {
   for (Operation &inner : op.getBlock()->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return false;
-  return readsInnermostContiguously(op, ranges.size() - 1);
+  return readsInnermostContiguously(op, ranges.size() - 1) &&
+         succeeded(linalg::vectorizeOpPrecondition(op));
 }
 
 struct VectorizeElementwisePass
@@ -99,7 +105,8 @@ struct VectorizeElementwisePass
 
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : candidates) {
-      // One point of every outer loop, `lanes` of the innermost one.
+      // One point of every outer loop, `lanes` of the innermost one (the
+      // loops keep their order, so each sum keeps its order of additions).
       SmallVector<OpFoldResult> tiles(op.getNumLoops(),
                                       rewriter.getIndexAttr(1));
       tiles.back() = rewriter.getIndexAttr(lanes);
@@ -136,6 +143,10 @@ struct VectorizeElementwisePass
     // extract(broadcast(scalar)) of a scalar operand: one broadcast.
     vector::ExtractOp::getCanonicalizationPatterns(patterns, &getContext());
     vector::BroadcastOp::getCanonicalizationPatterns(patterns, &getContext());
+    // A reduction chunk reduces over unit dimensions only: an elementwise
+    // combine with its accumulator.
+    vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns,
+                                                             &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -92,7 +92,8 @@ func.func @scalar_operand(%g: memref<2x32xf16>, %scale: f32, %out: memref<2x32xf
 
 // Left alone: an innermost loop that is not a multiple of the width, an
 // operand that walks the innermost loop with a stride (a transpose), a body
-// that reads its indices, a reduction and integer operands.
+// that reads its indices, a reduction along the innermost loop and integer
+// operands.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     vector.
 // CHECK-COUNT-5: linalg.generic
@@ -133,6 +134,35 @@ func.func @left_alone(%a: memref<4x20xf32>, %b: memref<4x20xf32>, %t: memref<32x
   ^bb0(%x: i32, %o: i32):
     %r = arith.addi %x, %x : i32
     linalg.yield %r : i32
+  }
+  return
+}
+
+// -----
+
+// A batch-norm statistic: a sum over outer loops with a parallel innermost
+// (channel) loop. Each chunk adds 16 elements into the 16 accumulators,
+// which keep the scalar loops' order of additions.
+// CHECK-LABEL: func.func @sum_over_outer_loops
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               %[[X:.*]] = vector.load %{{.*}} : memref<16xbf16, {{.*}}>, vector<16xbf16>
+// CHECK:               %[[ACC:.*]] = vector.load %{{.*}} : memref<16xf32, {{.*}}>, vector<16xf32>
+// CHECK:               %[[W:.*]] = arith.extf %[[X]] : vector<16xbf16> to vector<16xf32>
+// CHECK:               %[[SQ:.*]] = arith.mulf %[[W]], %[[W]] : vector<16xf32>
+// CHECK:               %[[SUM:.*]] = arith.addf %[[ACC]], %[[SQ]] : vector<16xf32>
+// CHECK:               vector.store %[[SUM]], %{{.*}} : memref<16xf32, {{.*}}>, vector<16xf32>
+// CHECK-NOT:     linalg.generic
+func.func @sum_over_outer_loops(%x: memref<8x2x4x16xbf16>, %acc: memref<1x2x1x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, d3)>],
+                  iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
+    ins(%x : memref<8x2x4x16xbf16>) outs(%acc : memref<1x2x1x16xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %w = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %w, %w : f32
+    %r = arith.addf %sq, %o : f32
+    linalg.yield %r : f32
   }
   return
 }
