@@ -219,6 +219,60 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
   }
 };
 
+/// pooling_nchw_max(x, window) into y  ->
+/// unpack(generic(pack(x), window, pack(y))), the loops ordered (n, cb, p,
+/// q, r, s, ci): 16 channels innermost, which amp-vectorize-elementwise
+/// runs as one vector max. A max pool between blocked convolutions (a
+/// ResNet stem) then stays in their layout: propagation folds its pack and
+/// unpack into theirs.
+struct BlockMaxPool final : OpRewritePattern<linalg::PoolingNchwMaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::PoolingNchwMaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    auto x = cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto y = cast<RankedTensorType>(op.getOutputs()[0].getType());
+    if (!x.hasStaticShape() || !y.hasStaticShape() ||
+        x.getDimSize(1) % kChannelBlock != 0)
+      return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
+    SmallVector<int64_t> sd;
+    for (int64_t v : op.getStrides().getValues<int64_t>())
+      sd.push_back(v);
+    for (int64_t v : op.getDilations().getValues<int64_t>())
+      sd.push_back(v);
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr n, cb, p, q, r, s, ci;
+    bindDims(context, n, cb, p, q, r, s, ci);
+    auto map = [&](ArrayRef<AffineExpr> results) {
+      return AffineMap::get(7, 0, results, context);
+    };
+    SmallVector<AffineMap> maps = {
+        map({n, cb, p * sd[0] + r * sd[2], q * sd[1] + s * sd[3], ci}),
+        map({r, s}), map({n, cb, p, q, ci})};
+    SmallVector<utils::IteratorType> iterators(7,
+                                               utils::IteratorType::parallel);
+    iterators[4] = iterators[5] = utils::IteratorType::reduction;
+    Location loc = op.getLoc();
+    Value input = packChannels(rewriter, loc, op.getInputs()[0]);
+    Value init = packChannels(rewriter, loc, op.getOutputs()[0]);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), ValueRange{input, op.getInputs()[1]},
+        ValueRange{init}, maps, iterators);
+    rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
+                               generic.getRegion().end());
+    Value dest = tensor::EmptyOp::create(rewriter, loc, y.getShape(),
+                                         y.getElementType());
+    SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(kChannelBlock)};
+    rewriter.replaceOp(op, linalg::UnPackOp::create(rewriter, loc,
+                                                    generic.getResult(0), dest,
+                                                    {1}, tiles)
+                               .getResult());
+    return success();
+  }
+};
+
 /// pack(insert_slice(%v into fill)) -> insert_slice(pack(%v) into the
 /// fill of the packed shape), when the slice covers the packed (channel)
 /// dimensions whole and the pack pads nothing. torch-mlir writes the input
@@ -299,7 +353,8 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
     {
       RewritePatternSet patterns(context);
       patterns.add<BlockConv<linalg::Conv2DNchwFchwOp>,
-                   BlockConv<linalg::DepthwiseConv2DNchwChwOp>>(context);
+                   BlockConv<linalg::DepthwiseConv2DNchwChwOp>, BlockMaxPool>(
+          context);
       walkAndApplyPatterns(root, std::move(patterns));
     }
     // Move the packs and unpacks across the elementwise ops, pads and

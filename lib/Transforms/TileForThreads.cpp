@@ -9,6 +9,7 @@
 
 #include "amp/Transforms/BlockedConv.h"
 #include "amp/Transforms/Passes.h"
+#include "amp/Transforms/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,13 +28,7 @@ namespace mlir::amp {
 
 using namespace mlir;
 
-namespace {
-
-/// Whether `expr` never decreases when a loop index grows: the tiling
-/// interface computes an operand's slice from the map at the first and the
-/// last point of the iteration space, which only holds for such maps (not
-/// for the `2 - d0` of a filter flip).
-bool isNonDecreasing(AffineExpr expr) {
+bool mlir::amp::isNonDecreasing(AffineExpr expr) {
   if (isa<AffineDimExpr, AffineSymbolExpr, AffineConstantExpr>(expr))
     return true;
   auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
@@ -53,6 +48,8 @@ bool isNonDecreasing(AffineExpr expr) {
   }
 }
 
+namespace {
+
 /// The loop `op` is split along: its outermost parallel loop whose static
 /// extent is at least `threads` (so that every chunk gets work), if its
 /// static iteration space has at least `minIterations` points and its maps
@@ -67,7 +64,7 @@ std::optional<unsigned> chooseSplitLoop(linalg::LinalgOp op, unsigned threads,
     points *= r;
   }
   for (AffineMap map : op.getIndexingMapsArray())
-    if (!llvm::all_of(map.getResults(), isNonDecreasing))
+    if (!llvm::all_of(map.getResults(), amp::isNonDecreasing))
       return std::nullopt;
   if (points < minIterations)
     return std::nullopt;

@@ -10,6 +10,7 @@
 
 #include "amp/Transforms/HostVectorWidth.h"
 #include "amp/Transforms/Passes.h"
+#include "amp/Transforms/TilingUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,6 +58,58 @@ bool readsInnermostContiguously(linalg::GenericOp op, unsigned innermost) {
   return true;
 }
 
+/// Whether `expr`, a function of the loops other than the innermost one, is
+/// one the tiling slices right and that is 0 at a chunk's only point of
+/// those loops: an index, a window position (`2 * p + r`), a broadcast 0.
+bool isOuterIndexExpr(AffineExpr expr, unsigned loops) {
+  if (!amp::isNonDecreasing(expr))
+    return false;
+  SmallVector<AffineExpr> zeros(loops,
+                                getAffineConstantExpr(0, expr.getContext()));
+  auto atOrigin = dyn_cast<AffineConstantExpr>(expr.replaceDims(zeros));
+  return atOrigin && atOrigin.getValue() == 0;
+}
+
+/// Whether every map result is the innermost loop itself or an outer index
+/// expression (isOuterIndexExpr).
+bool hasChunkableMaps(linalg::GenericOp op, unsigned innermost) {
+  AffineExpr inner = getAffineDimExpr(innermost, op.getContext());
+  for (AffineMap map : op.getIndexingMapsArray())
+    for (AffineExpr result : map.getResults())
+      if (result != inner && (result.isFunctionOfDim(innermost) ||
+                              !isOuterIndexExpr(result, map.getNumDims())))
+        return false;
+  return true;
+}
+
+/// Replaces each compound map result of `chunk` (a window position `2p + r`,
+/// which isOuterIndexExpr made 0 at the chunk's only point of the outer
+/// loops) by 0: a max pool's input `(n, cb, 2p + r, 2q + s, ci)` becomes
+/// `(n, cb, 0, 0, ci)`, which the vectorizer reads as one vector. Returns
+/// false, the maps unchanged, where a loop would then appear in no map.
+bool dropWindowExprs(linalg::GenericOp chunk) {
+  MLIRContext *context = chunk.getContext();
+  SmallVector<AffineMap> original = chunk.getIndexingMapsArray();
+  SmallVector<Attribute> maps;
+  for (AffineMap map : original) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr result : map.getResults())
+      results.push_back(isa<AffineDimExpr, AffineConstantExpr>(result)
+                            ? result
+                            : getAffineConstantExpr(0, context));
+    maps.push_back(AffineMapAttr::get(
+        AffineMap::get(map.getNumDims(), 0, results, context)));
+  }
+  chunk.setIndexingMapsAttr(ArrayAttr::get(context, maps));
+  if (chunk.getShapesToLoopsMap())
+    return true;
+  chunk.setIndexingMapsAttr(
+      ArrayAttr::get(context, llvm::map_to_vector(original, [](AffineMap m) {
+                       return Attribute(AffineMapAttr::get(m));
+                     })));
+  return false;
+}
+
 /// A generic on buffers whose innermost loop is parallel and splits into
 /// `width`-element chunks that vector code can run: an elementwise op, or a
 /// reduction along outer loops (batch-norm statistics), whose chunks then
@@ -70,9 +123,8 @@ bool isCandidate(linalg::GenericOp op, int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % width != 0)
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
+  unsigned innermost = ranges.size() - 1;
+  if (!hasChunkableMaps(op, innermost))
     return false;
   // Float operands; a scalar one (a loss scale) is broadcast.
   for (Value v : op->getOperands())
@@ -83,8 +135,13 @@ bool isCandidate(linalg::GenericOp op, int64_t width) {
   for (Operation &inner : op.getBlock()->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return false;
-  return readsInnermostContiguously(op, ranges.size() - 1) &&
-         succeeded(linalg::vectorizeOpPrecondition(op));
+  // Window maps (pooling) are only vectorizable once the chunk's outer
+  // loops are dropped; the others are checked whole.
+  bool permutations = llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+    return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+  });
+  return readsInnermostContiguously(op, innermost) &&
+         (!permutations || succeeded(linalg::vectorizeOpPrecondition(op)));
 }
 
 struct VectorizeElementwisePass
@@ -122,7 +179,8 @@ struct VectorizeElementwisePass
         rewriter.setInsertionPoint(chunk);
         // On buffers the vectorizer stores through transfer_writes and
         // leaves no results; the chunk's op goes.
-        if (succeeded(linalg::vectorize(rewriter, chunk)))
+        if (dropWindowExprs(cast<linalg::GenericOp>(chunk)) &&
+            succeeded(linalg::vectorize(rewriter, chunk)))
           rewriter.eraseOp(chunk);
       }
     }

@@ -210,3 +210,45 @@ func.func @insert_into_zeros(%x: tensor<1x32x6x6xf32>, %w1: tensor<32x32x3x3xf32
   %c2 = linalg.conv_2d_nchw_fchw ins(%i, %w2 : tensor<1x32x9x9xf32>, tensor<32x32x3x3xf32>) outs(%f2 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
   return %c2 : tensor<1x32x7x7xf32>
 }
+
+// -----
+
+// A max pool between two convolutions (a ResNet stem) runs on the blocked
+// activations too, its loops (n, cb, p, q, r, s, ci) with the 16 channels
+// innermost: no relayout between the convolutions.
+// CHECK-DAG:   #[[PIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5, d6)>
+// CHECK-DAG:   #[[PWIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5)>
+// CHECK-DAG:   #[[POUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d6)>
+// CHECK-LABEL: func.func @conv_pool_conv(
+// CHECK:         linalg.generic {{.*}} attrs = {amp.blocked_conv
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[POOL:.+]] = linalg.generic {indexing_maps = [#[[PIN]], #[[PWIN]], #[[POUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK-SAME:      ins(%{{.+}}, %{{.+}} : tensor<1x2x9x9x16xbf16>, tensor<3x3xbf16>) outs(%{{.+}} : tensor<1x2x4x4x16xbf16>)
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.*}} ins(%[[POOL]], %{{.+}} : tensor<1x2x4x4x16xbf16>, {{.*}} attrs = {amp.blocked_conv
+func.func @conv_pool_conv(%x: tensor<1x32x9x9xbf16>, %w1: tensor<32x32x1x1xbf16>, %w2: tensor<32x32x1x1xbf16>) -> tensor<1x32x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF80 : bf16
+  %e1 = tensor.empty() : tensor<1x32x9x9xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : tensor<1x32x9x9xbf16>, tensor<32x32x1x1xbf16>) outs(%f1 : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %eb = tensor.empty() : tensor<1x32x9x9xbf16>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%c1 : tensor<1x32x9x9xf32>) outs(%eb : tensor<1x32x9x9xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<1x32x9x9xbf16>
+  %ep = tensor.empty() : tensor<1x32x4x4xbf16>
+  %fp = linalg.fill ins(%ninf : bf16) outs(%ep : tensor<1x32x4x4xbf16>) -> tensor<1x32x4x4xbf16>
+  %win = tensor.empty() : tensor<3x3xbf16>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+    ins(%b, %win : tensor<1x32x9x9xbf16>, tensor<3x3xbf16>) outs(%fp : tensor<1x32x4x4xbf16>) -> tensor<1x32x4x4xbf16>
+  %e2 = tensor.empty() : tensor<1x32x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w2 : tensor<1x32x4x4xbf16>, tensor<32x32x1x1xbf16>) outs(%f2 : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %c2 : tensor<1x32x4x4xf32>
+}

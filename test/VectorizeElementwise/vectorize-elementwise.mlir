@@ -92,17 +92,18 @@ func.func @scalar_operand(%g: memref<2x32xf16>, %scale: f32, %out: memref<2x32xf
 
 // Left alone: an innermost loop that is not a multiple of the width, an
 // operand that walks the innermost loop with a stride (a transpose), a body
-// that reads its indices, a reduction along the innermost loop and integer
-// operands.
+// that reads its indices, a reduction along the innermost loop, integer
+// operands, and a shifted read (`d0 + 1` is not 0 at a chunk's outer point).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     vector.
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-6: linalg.generic
 // CHECK-NOT:     vector.
 #id3 = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 #red = affine_map<(d0, d1) -> (d0)>
 func.func @left_alone(%a: memref<4x20xf32>, %b: memref<4x20xf32>, %t: memref<32x4xf32>, %c: memref<4x32xf32>,
-                      %s: memref<4xf32>, %i: memref<4x32xi32>, %j: memref<4x32xi32>) {
+                      %s: memref<4xf32>, %i: memref<4x32xi32>, %j: memref<4x32xi32>,
+                      %big: memref<5x32xf32>) {
   linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
     ins(%a : memref<4x20xf32>) outs(%b : memref<4x20xf32>) {
   ^bb0(%x: f32, %o: f32):
@@ -135,6 +136,12 @@ func.func @left_alone(%a: memref<4x20xf32>, %b: memref<4x20xf32>, %t: memref<32x
     %r = arith.addi %x, %x : i32
     linalg.yield %r : i32
   }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + 1, d1)>, #id3], iterator_types = ["parallel", "parallel"]}
+    ins(%big : memref<5x32xf32>) outs(%c : memref<4x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
   return
 }
 
@@ -163,6 +170,31 @@ func.func @sum_over_outer_loops(%x: memref<8x2x4x16xbf16>, %acc: memref<1x2x1x16
     %sq = arith.mulf %w, %w : f32
     %r = arith.addf %sq, %o : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A max pool on blocked activations (amp-block-convs): the window position
+// `2 * p + r` is 0 at a chunk's only point of the outer loops, so each chunk
+// is one vector max of 16 channels into the output's 16.
+// CHECK-LABEL: func.func @blocked_max_pool
+// CHECK-COUNT-6: scf.for
+// CHECK:           %[[X:.*]] = vector.load %{{.*}} : memref<16xbf16, {{.*}}>, vector<16xbf16>
+// CHECK:           %[[ACC:.*]] = vector.load %{{.*}} : memref<16xbf16, {{.*}}>, vector<16xbf16>
+// CHECK:           %[[M:.*]] = arith.maximumf %[[ACC]], %[[X]] : vector<16xbf16>
+// CHECK:           vector.store %[[M]], %{{.*}} : memref<16xbf16, {{.*}}>, vector<16xbf16>
+// CHECK-NOT:     linalg.generic
+func.func @blocked_max_pool(%x: memref<2x1x9x9x16xbf16>, %w: memref<3x3xbf16>, %y: memref<2x1x4x4x16xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(n, cb, p, q, r, s, ci) -> (n, cb, p * 2 + r, q * 2 + s, ci)>,
+                                   affine_map<(n, cb, p, q, r, s, ci) -> (r, s)>,
+                                   affine_map<(n, cb, p, q, r, s, ci) -> (n, cb, p, q, ci)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+    ins(%x, %w : memref<2x1x9x9x16xbf16>, memref<3x3xbf16>) outs(%y : memref<2x1x4x4x16xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %m = arith.maximumf %o, %a : bf16
+    linalg.yield %m : bf16
   }
   return
 }
