@@ -10,6 +10,7 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
+#include "amp/Transforms/HostVectorWidth.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -44,7 +46,7 @@ namespace {
 
 /// What the lowering's options switch on, resolved once.
 struct LoweringStages {
-  bool fast, runtime, parallel, donateState, blockConvs;
+  bool fast, runtime, parallel, donateState, blockConvs, expandBf16;
   unsigned threads;
 
   explicit LoweringStages(const AmpLowerToLLVMOptions &options)
@@ -52,7 +54,23 @@ struct LoweringStages {
         // fast implies parallel unless threads=1 asks for serial loops.
         parallel(options.parallel || (options.fast && options.threads != 1)),
         donateState(options.donateState), blockConvs(options.blockConvs),
+        expandBf16(expandsBf16(options.bf16Conversions)),
         threads(options.threads) {}
+
+  /// Without AVX512_BF16 LLVM rounds f32 to bf16 with a __truncsfbf2 call
+  /// per element (scalarizing vector code); upstream's integer expansion
+  /// vectorizes. With it, vcvtneps2bf16 is one instruction.
+  static bool expandsBf16(Bf16ConversionsOption option) {
+    switch (option) {
+    case Bf16ConversionsOption::Native:
+      return false;
+    case Bf16ConversionsOption::Expand:
+      return true;
+    case Bf16ConversionsOption::Auto:
+      return !hostHasBf16Conversions();
+    }
+    llvm_unreachable("unknown bf16-conversions value");
+  }
 };
 
 } // namespace
@@ -174,12 +192,31 @@ static void addLoopStages(OpPassManager &pm, const LoweringStages &on) {
 }
 
 static void addLLVMStages(OpPassManager &pm, const LoweringStages &on) {
+  // Without bf16 conversion instructions, LLVM computes a bf16 add, max or
+  // math op in f32 and rounds the result with a __truncsfbf2 call per
+  // element. Upstream's emulations make those f32 ops between extf / truncf
+  // here, and the expansion below turns the conversions into vector integer
+  // code.
+  if (on.expandBf16) {
+    // f16 stays: F16C rounds in one instruction (and upstream's extension
+    // leaves a fastmath attribute on the llvm.fpext it becomes).
+    math::MathExtendToSupportedTypesOptions math;
+    math.extraTypeStrs = {"f16"};
+    pm.addPass(math::createMathExtendToSupportedTypes(math));
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"bf16"};
+    pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  }
   // fast: min / max stay whole for the vectorizer (amp-expand-arith).
   if (on.fast) {
     pm.addPass(createApproximateMathPass());
-    pm.addPass(createExpandArithPass());
+    ExpandArithPassOptions expand;
+    expand.includeBf16 = on.expandBf16;
+    pm.addPass(createExpandArithPass(expand));
   } else {
-    pm.addPass(arith::createArithExpandOpsPass());
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = on.expandBf16;
+    pm.addPass(arith::createArithExpandOpsPass(expand));
   }
   // fast: amp-vectorize-elementwise's vector loads, stores and broadcasts.
   if (on.fast)

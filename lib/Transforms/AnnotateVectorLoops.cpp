@@ -32,6 +32,10 @@ unsigned mlir::amp::hostF32Lanes() {
   return 4;
 }
 
+bool mlir::amp::hostHasBf16Conversions() {
+  return llvm::sys::getHostCPUFeatures().lookup("avx512bf16");
+}
+
 namespace {
 
 struct AnnotateVectorLoopsPass

@@ -2,7 +2,8 @@
 //
 // Upstream's arith expansions (arith::populateArithExpandOpsPatterns) for
 // the ops LLVM cannot lower, except the f32 / f64 min / max ops, which stay
-// whole for LLVM's vectorizable intrinsics (docs/passes.md).
+// whole for LLVM's vectorizable intrinsics, and optionally upstream's bf16
+// conversion expansions (docs/passes.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,8 @@ struct ExpandArithPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateArithExpandOpsPatterns(patterns);
+    if (includeBf16)
+      arith::populateExpandBFloat16Patterns(patterns);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (op->getName().getDialectNamespace() ==

@@ -49,3 +49,26 @@ func.func @low(%x: bf16, %y: bf16, %a: vector<8xf16>, %b: vector<8xf16>,
   %w = arith.maximumf %u, %v : vector<16xf32>
   return %m, %n, %w : bf16, vector<8xf16>, vector<16xf32>
 }
+
+// include-bf16: f32 <-> bf16 conversions (scalar and vector) become integer
+// ops as with upstream arith-expand{include-bf16}; without it they stay.
+// RUN: amp-opt %s --amp-expand-arith=include-bf16 | FileCheck %s --check-prefix=BF16
+// BF16-LABEL: func.func @conversions
+// BF16-NOT:     arith.truncf
+// BF16-NOT:     arith.extf
+// BF16:         arith.bitcast %{{.+}} : f32 to i32
+// BF16:         arith.shrui
+// BF16:         arith.bitcast %{{.+}} : vector<16xf32> to vector<16xi32>
+// BF16:         arith.addi %{{.+}} : vector<16xi32>
+// BF16:         arith.trunci %{{.+}} : vector<16xi32> to vector<16xi16>
+// CHECK-LABEL: func.func @conversions
+// CHECK:         arith.truncf %{{.+}} : f32 to bf16
+// CHECK:         arith.truncf %{{.+}} : vector<16xf32> to vector<16xbf16>
+// CHECK:         arith.extf %{{.+}} : vector<16xbf16> to vector<16xf32>
+func.func @conversions(%x: f32, %v: vector<16xf32>, %w: vector<16xbf16>)
+    -> (bf16, vector<16xbf16>, vector<16xf32>) {
+  %a = arith.truncf %x : f32 to bf16
+  %b = arith.truncf %v : vector<16xf32> to vector<16xbf16>
+  %c = arith.extf %w : vector<16xbf16> to vector<16xf32>
+  return %a, %b, %c : bf16, vector<16xbf16>, vector<16xf32>
+}

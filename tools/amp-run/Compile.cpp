@@ -32,6 +32,7 @@ void amp::run::buildLoweringPipeline(mlir::OpPassManager &pm,
   pipeline.threads = options.threads;
   pipeline.donateState = options.donateState;
   pipeline.blockConvs = options.blockConvs;
+  pipeline.bf16Conversions = options.bf16Conversions;
   mlir::amp::buildAmpLowerToLLVMPipeline(pm, pipeline);
 }
 

@@ -12,6 +12,7 @@
 #ifndef AMP_RUN_COMPILE_H
 #define AMP_RUN_COMPILE_H
 
+#include "amp/Support/OptionEnums.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "llvm/Support/Error.h"
 
@@ -39,6 +40,9 @@ struct CompileOptions {
   unsigned threads = 0;
   /// NCHW convolutions on blocked activations (--block-convs, with --fast).
   bool blockConvs = true;
+  /// How f32 -> bf16 roundings are compiled (--bf16-conversions).
+  mlir::amp::Bf16ConversionsOption bf16Conversions =
+      mlir::amp::Bf16ConversionsOption::Auto;
   /// Results with `amp.updates` reuse their argument's buffer.
   bool donateState = false;
   unsigned optLevel = 2;

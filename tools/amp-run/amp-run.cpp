@@ -158,6 +158,14 @@ static cl::opt<bool> blockConvs(
              "oneDNN's blocked layout (amp-lower-to-llvm{block-convs}; on by "
              "default, =false for the plain layout)"),
     cl::init(true), cl::cat(runCategory));
+static cl::opt<mlir::amp::Bf16ConversionsOption> bf16Conversions(
+    "bf16-conversions",
+    cl::desc("How f32 -> bf16 roundings are compiled "
+             "(amp-lower-to-llvm{bf16-conversions}): auto (the default: "
+             "integer ops unless the CPU has AVX512_BF16), native (LLVM's, "
+             "a __truncsfbf2 call per element without AVX512_BF16) or "
+             "expand"),
+    cl::init(mlir::amp::Bf16ConversionsOption::Auto), cl::cat(runCategory));
 static cl::opt<cl::boolOrDefault> donateState(
     "donate-state",
     cl::desc("Let the training step write its new params and optimizer "
@@ -314,6 +322,7 @@ static CompileOptions compileOptions() {
   options.parallel = parallelLoops;
   options.threads = loopThreads;
   options.blockConvs = blockConvs;
+  options.bf16Conversions = bf16Conversions;
   // The step updates its params and optimizer state in place: by default
   // with --fast.
   options.donateState = donateState == cl::BOU_UNSET

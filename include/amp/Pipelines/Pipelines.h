@@ -139,6 +139,14 @@ struct AmpLowerToLLVMOptions
                      "(amp-update-state-in-place): the caller donates them "
                      "and must not read them after the call"),
       llvm::cl::init(false)};
+  PassOptions::Option<Bf16ConversionsOption> bf16Conversions{
+      *this, "bf16-conversions",
+      llvm::cl::desc("How f32 -> bf16 roundings become machine code: auto "
+                     "(expand unless the host has AVX512_BF16), native "
+                     "(LLVM's fptrunc: one instruction with AVX512_BF16, a "
+                     "__truncsfbf2 call per element without), expand "
+                     "(integer round-to-nearest-even that vectorizes)"),
+      llvm::cl::init(Bf16ConversionsOption::Auto)};
 };
 
 /// Adds the lowering of a module of func / arith / math / tensor / linalg /

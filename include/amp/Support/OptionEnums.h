@@ -40,6 +40,10 @@ enum class ScaleStateKind { Args, Globals };
 /// amp-report-snapshot's `stage`.
 enum class SnapshotStage { Input, Rewritten };
 
+/// --amp-lower-to-llvm's `bf16-conversions`: how f32 <-> bf16 conversions
+/// reach machine code.
+enum class Bf16ConversionsOption { Auto, Native, Expand };
+
 template <> struct EnumOptionValues<AmpModeOption> {
   static constexpr EnumOptionValue<AmpModeOption> values[] = {
       {AmpModeOption::F16, "f16", "IEEE half"},
@@ -97,6 +101,16 @@ template <> struct EnumOptionValues<SnapshotStage> {
       {SnapshotStage::Rewritten, "rewritten", "right after it"}};
 };
 
+template <> struct EnumOptionValues<Bf16ConversionsOption> {
+  static constexpr EnumOptionValue<Bf16ConversionsOption> values[] = {
+      {Bf16ConversionsOption::Auto, "auto",
+       "expand unless the host CPU has AVX512_BF16"},
+      {Bf16ConversionsOption::Native, "native",
+       "LLVM's fptrunc: vcvtneps2bf16, or a __truncsfbf2 call per element"},
+      {Bf16ConversionsOption::Expand, "expand",
+       "integer rounding that vectorizes on any CPU"}};
+};
+
 } // namespace mlir::amp
 
 AMP_ENUM_OPTION(mlir::amp::AmpModeOption)
@@ -107,5 +121,6 @@ AMP_ENUM_OPTION(mlir::amp::ScalingMode)
 AMP_ENUM_OPTION(mlir::amp::LossScalingOption)
 AMP_ENUM_OPTION(mlir::amp::ScaleStateKind)
 AMP_ENUM_OPTION(mlir::amp::SnapshotStage)
+AMP_ENUM_OPTION(mlir::amp::Bf16ConversionsOption)
 
 #endif // AMP_SUPPORT_OPTIONENUMS_H

@@ -485,7 +485,18 @@ def ExpandArithPass : Pass<"amp-expand-arith"> {
     ReLUs and max-pools of resnet18's bf16 forward, 94 → 123 ms when they
     were left whole). The fast lowering pipeline runs it instead of
     `arith-expand`.
+
+    `include-bf16` adds upstream's bf16 expansions
+    (`populateExpandBFloat16Patterns`, as `arith-expand{include-bf16}`):
+    `truncf` f32 -> bf16 becomes integer round-to-nearest-even and `extf` a
+    shift. Without AVX512_BF16, LLVM lowers such a `truncf` to a
+    `__truncsfbf2` call per element, also inside vector code; the integer
+    form vectorizes.
   }];
+  let options = [
+    Option<"includeBf16", "include-bf16", "bool", /*default=*/"false",
+           "Also expand f32 <-> bf16 conversions into integer ops">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
