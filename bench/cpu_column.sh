@@ -73,7 +73,14 @@ skip() {
 wanted() { [[ ,$only, == *,$1,* ]]; }
 have_torch() { [[ -x $torch_venv/bin/python3 ]]; }
 
-wanted gemm && run gemm "$root/bench/gemm_cpu.sh" "${quick[@]}"
+if wanted gemm; then
+  # The venv first on PATH gives the torch.mm columns.
+  if have_torch; then
+    PATH=$torch_venv/bin:$PATH run gemm "$root/bench/gemm_cpu.sh" "${quick[@]}"
+  else
+    run gemm "$root/bench/gemm_cpu.sh" "${quick[@]}"
+  fi
+fi
 wanted conv && run conv "$root/bench/conv_cpu.sh" "${quick[@]}"
 if wanted steps; then
   # The venv first on PATH makes `python3` the one with torch, for the

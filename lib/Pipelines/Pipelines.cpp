@@ -36,7 +36,9 @@ static ScalingMode resolveLossScaling(const AmpPipelineOptions &options) {
   std::optional<AmpMode> mode =
       options.mode == AmpModeOption::BF16 ? AmpMode::BF16 : AmpMode::F16;
   if (options.mode == AmpModeOption::Auto)
-    mode = chooseAutoPrecision(autoTarget(options), options.cpuFeatures).mode;
+    mode = chooseAutoPrecision(autoTarget(options), options.cpuFeatures,
+                               options.emit)
+               .mode;
   if (!mode)
     return ScalingMode::None;
   return *mode == AmpMode::BF16 ? ScalingMode::None : ScalingMode::Dynamic;

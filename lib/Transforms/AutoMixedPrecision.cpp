@@ -281,7 +281,7 @@ LogicalResult AutoMixedPrecisionPass::initialize(MLIRContext *ctx) {
   AmpMode lowMode = mode == AmpModeOption::BF16 ? AmpMode::BF16 : AmpMode::F16;
   autoChoice.reset();
   if (mode == AmpModeOption::Auto) {
-    autoChoice = chooseAutoPrecision(target, cpuFeatures);
+    autoChoice = chooseAutoPrecision(target, cpuFeatures, emit);
     lowMode = autoChoice->mode.value_or(AmpMode::F16);
   } else if (!cpuFeatures.empty() ||
              (target != TargetOption::Cpu && emit != EmitOption::Iree)) {

@@ -115,6 +115,20 @@ TEST_P(GemmTest, RowsAMultipleOf1KiBApart) {
       }
 }
 
+// K of 1024 and more: on AVX-512 CPUs without AVX512_BF16 oneDNN's f32
+// matmuls then run its jit gemm instead of brgemm (DnnlMatmul.cpp), with
+// alpha / beta, transposes, batches and padded leading dimensions.
+TEST_P(GemmTest, LongReductions) {
+  std::mt19937 rng(13);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t)
+      for (int64_t batch : {1, 2}) {
+        GemmCase g{19,           33,    1024,   batch, (t & 1) != 0,
+                   (t & 2) != 0, tp.in, tp.out, 0.5f,  batch > 1 ? 1.0f : 0.0f};
+        ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/batch > 1 ? 3 : 0));
+      }
+}
+
 TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
   std::mt19937 rng(6);
   for (TypePair tp : contractionTypes())

@@ -1,7 +1,8 @@
 // mode=auto: the low type is what pays on the target (target-aware
 // precision, docs/passes.md): bf16 where there are bf16 dot products, f16
-// storage where a CPU only has F16C conversions, f16 on a GPU with f16
-// Tensor Cores only, nothing (f32, no rewrite) where nothing pays. The
+// storage where a CPU only has F16C conversions and IREE compiles the
+// output (emit=iree), f16 on a GPU with f16 Tensor Cores only, nothing
+// (f32, no rewrite) where nothing pays. The
 // CPU's features are given with cpu-features so that the test does not
 // depend on the machine; without it, the host's are read.
 
@@ -13,8 +14,21 @@
 // BF16: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%{{.+}} : tensor<64x64xf32>)
 // BF16-NOT: xf16>
 
-// AVX2 + F16C only (Zen 1): f16 storage.
-// RUN: amp-opt %s --amp='mode=auto target=cpu cpu-features=avx2,fma,f16c' | FileCheck %s --check-prefix=F16
+// AVX2 + F16C only (Zen 1), or AVX-512 without AVX512_BF16: f16 storage
+// for IREE; for amp-opt's own lowering, which widens 16-bit operands on
+// every contraction, nothing pays.
+// RUN: amp-opt %s --amp='mode=auto target=cpu cpu-features=avx2,fma,f16c emit=iree' | FileCheck %s --check-prefix=F16-IREE
+// F16-IREE-LABEL: func.func @step
+// F16-IREE: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<64x64xf32>)
+// With AVX-512 but no AVX512_BF16, IREE's f32 matmuls win: f32 there too.
+// RUN: amp-opt %s --amp='mode=auto target=cpu cpu-features=avx512f,avx2,fma,f16c emit=iree' 2>&1 | FileCheck %s --check-prefix=AVX512-IREE
+// AVX512-IREE: remark: amp-auto-mixed-precision: mode=auto target=cpu: f32, nothing rewritten (the CPU converts f16 (F16C) but has no low-precision arithmetic, and IREE's AVX-512 f32 matmuls outrun f16 storage there: nothing pays, the program stays f32)
+// AVX512-IREE-NOT: xf16>
+// RUN: amp-opt %s --amp='mode=auto target=cpu cpu-features=avx2,fma,f16c' 2>&1 | FileCheck %s --check-prefix=F16C-MLIR
+// F16C-MLIR: remark: amp-auto-mixed-precision: mode=auto target=cpu: f32, nothing rewritten (the CPU converts f16 (F16C) but has no low-precision arithmetic, and amp-opt's lowering widens 16-bit operands to f32 on every contraction: nothing pays, the program stays f32 (emit=iree keeps f16 storage))
+// F16C-MLIR-LABEL: func.func @step
+// F16C-MLIR-NOT: truncf
+// F16C-MLIR: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xf32>, tensor<64x64xf32>)
 // F16-LABEL: func.func @step
 // F16: arith.truncf %{{.+}} : tensor<64x64xf32> to tensor<64x64xf16>
 // F16: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<64x64xf32>)
@@ -35,12 +49,12 @@
 // RUN: amp-opt %s --amp='mode=auto target=a100 explain=true' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=WHY
 // WHY: remark: amp-auto-mixed-precision: mode=auto target=a100: bf16 (a100 has bf16 Tensor Cores at the f16 rate: bf16, f32's range, no loss scaling needed)
-// RUN: amp-opt %s --amp-auto-mixed-precision='mode=auto cpu-features=f16c' --mlir-pass-statistics -o /dev/null 2>&1 \
+// RUN: amp-opt %s --amp-auto-mixed-precision='mode=auto cpu-features=f16c emit=iree' --mlir-pass-statistics -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PASS
-// RUN: amp-opt %s --amp-auto-mixed-precision='mode=auto cpu-features=f16c explain=true' -o /dev/null 2>&1 \
+// RUN: amp-opt %s --amp-auto-mixed-precision='mode=auto cpu-features=f16c emit=iree explain=true' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PASS-WHY
 // PASS-NOT: remark: amp-auto-mixed-precision: mode=auto
-// PASS-WHY: remark: amp-auto-mixed-precision: mode=auto target=cpu: f16 (the CPU converts f16 (F16C) but has no low-precision arithmetic: f16 storage halves the bytes, the arithmetic stays f32)
+// PASS-WHY: remark: amp-auto-mixed-precision: mode=auto target=cpu: f16 (the CPU converts f16 (F16C) but has no low-precision arithmetic: f16 storage halves the bytes IREE's data-tiled matmuls read, the arithmetic stays f32)
 
 // The host: whatever it has, the output verifies and its choice is one of
 // the three.

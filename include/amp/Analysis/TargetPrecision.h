@@ -3,8 +3,9 @@
 // `mode=auto`: the low-precision type that pays on the target, from its
 // arithmetic: bf16 where it has bf16 dot products (AVX512_BF16 or AMX on a
 // CPU, bf16 Tensor Cores on a GPU), f16 storage where a CPU only converts
-// (F16C), f16 on a GPU with f16 Tensor Cores only, nothing where nothing
-// pays (f32, no rewrite).
+// (F16C) and IREE compiles the output (emit=iree), f16 on a GPU with f16
+// Tensor Cores only, nothing where nothing pays (f32, no rewrite): on a CPU
+// without bf16 dot products whose output amp-opt's own lowering runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,9 +29,10 @@ struct AutoPrecision {
 
 /// What `mode=auto` picks for `target`: a GPU preset or the CPU. For the
 /// CPU, `cpuFeatures` names LLVM's x86 features (e.g. "avx512bf16", "f16c");
-/// empty means the host's.
+/// empty means the host's. `emit` is who compiles the output.
 AutoPrecision chooseAutoPrecision(TargetOption target,
-                                  ArrayRef<std::string> cpuFeatures);
+                                  ArrayRef<std::string> cpuFeatures,
+                                  EmitOption emit);
 
 } // namespace mlir::amp
 

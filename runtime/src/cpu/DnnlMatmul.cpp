@@ -3,10 +3,11 @@
 // Row-major strided-batched GEMM maps onto oneDNN's matmul without copies:
 // a transpose or a leading dimension is a memory desc with explicit strides
 // (the brgemm kernels take dense and transposed operands, the jit gemm
-// kernels padded ones), a broadcast operand (batch stride 0) has batch
-// dimension 1. alpha != 1 is a run-time output scale, so one primitive
-// serves every alpha; beta is a sum post-op (beta == 0: the output is never
-// read). Measured in docs/runtime.md.
+// kernels padded ones; on AVX-512 CPUs without AVX512_BF16, large-K f32
+// GEMMs are steered to the jit gemm, see prefersJitGemm), a broadcast
+// operand (batch stride 0) has batch dimension 1. alpha != 1 is a run-time
+// output scale, so one primitive serves every alpha; beta is a sum post-op
+// (beta == 0: the output is never read). Measured in docs/runtime.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,35 @@ PlanKey keyOf(const GemmArgs &g, const Batches &n) {
           g.ldc, sa,       sb,      sc,       alphaIsOne, beta};
 }
 
+/// Whether to run an f32 GEMM on oneDNN's packing jit gemm instead of the
+/// brgemm kernel its matmul picks first. On AVX-512 CPUs without
+/// AVX512_BF16 (measured: an Intel Xeon, cpu family 6 model 85) brgemm f32
+/// falls to 120-170 GF/s once K reaches 1024 (2048^3: 129 vs 250 GF/s for
+/// the jit gemm and 233 for OpenBLAS; docs/performance.md), while at K 512
+/// both run ~260. A transposed operand stays on brgemm: the jit gemm takes
+/// it at half the rate (1024x512x2048 with B transposed: 109 vs 247). With
+/// AVX512_BF16 (Zen 4) brgemm keeps sgemm's rate.
+bool prefersJitGemm(const GemmArgs &g) {
+  static const bool slowBrgemm = [] {
+    dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::avx512_core ||
+           isa == dnnl::cpu_isa::avx512_core_vnni;
+  }();
+  return slowBrgemm && g.abType == AMP_RT_F32 && g.K >= 1024 && !g.transA &&
+         !g.transB;
+}
+
+/// Moves `pd` to its first implementation whose name starts with `prefix`;
+/// false, with `pd` moved past its last one, when there is none.
+bool selectImplementation(dnnl::matmul::primitive_desc &pd,
+                          const char *prefix) {
+  do {
+    if (std::strncmp(pd.impl_info_str(), prefix, std::strlen(prefix)) == 0)
+      return true;
+  } while (pd.next_impl());
+  return false;
+}
+
 MatmulPlan makePlan(DnnlKernels::State &st, const GemmArgs &g,
                     const Batches &n) {
   MatmulPlan plan;
@@ -83,8 +113,10 @@ MatmulPlan makePlan(DnnlKernels::State &st, const GemmArgs &g,
     ops.append_sum(g.beta);
     attr.set_post_ops(ops);
   }
-  dnnl::matmul::primitive_desc pd(
-      dnnl::matmul::desc(plan.src, plan.weights, plan.dst), attr, st.engine);
+  dnnl::matmul::desc desc(plan.src, plan.weights, plan.dst);
+  dnnl::matmul::primitive_desc pd(desc, attr, st.engine);
+  if (prefersJitGemm(g) && !selectImplementation(pd, "gemm:jit"))
+    pd = dnnl::matmul::primitive_desc(desc, attr, st.engine);
   plan.prim = dnnl::matmul(pd);
   plan.scratchpadBytes = pd.scratchpad_desc().get_size();
   plan.supported = true;
