@@ -36,41 +36,35 @@ AutoPrecision mlir::amp::chooseAutoPrecision(TargetOption target,
            (features.contains("avx512bf16") ? "AVX512_BF16" : "AMX-BF16") +
            "), twice the work of an f32 FMA: bf16")
               .str()};
-    // IREE's data-tiled matmuls read f16 operands at half the bytes; amp-opt's
-    // own lowering (libamp_rt) widens them to f32 on every call, which
-    // costs more than the bytes save (docs/performance.md: 0.82-0.93x of
-    // the f32 time for convolutions and training steps on such CPUs).
-    // With AVX-512 (and no bf16), IREE's f32 matmuls are fast enough that
-    // f16 storage loses (Intel Xeon, family 6 model 85: MLP 0.63x, encoder
-    // layer 0.46x, resnet18 0.66x of IREE f32; docs/downstream.md); on AVX2
-    // alone it paid (Zen 1: MLP 1.11x).
-    if (features.contains("f16c") && emit == EmitOption::Iree &&
-        features.contains("avx512f"))
+    // F16C alone: IREE's data-tiled matmuls read f16 operands at half the
+    // bytes, which paid on AVX2 (Zen 1: MLP 1.11x of IREE f32); with
+    // AVX-512 IREE's f32 matmuls are fast enough that f16 storage loses
+    // (Intel Xeon, family 6 model 85: 0.40-0.66x; docs/downstream.md).
+    // amp-opt's own lowering (libamp_rt) widens 16-bit operands to f32 on
+    // every call, which costs more than the bytes save (that Xeon: bf16
+    // forwards 0.54-0.65x, convolutions 0.82-0.91x; docs/performance.md).
+    if (features.contains("f16c")) {
+      std::string converts =
+          (which + " converts f16 (F16C) but has no low-precision arithmetic")
+              .str();
+      bool avx512 = features.contains("avx512f");
+      if (emit == EmitOption::Iree && !avx512)
+        return AutoPrecision{AmpMode::F16,
+                             converts + ": f16 storage halves the bytes "
+                                        "IREE's data-tiled matmuls read, the "
+                                        "arithmetic stays f32"};
+      if (emit == EmitOption::Iree)
+        return AutoPrecision{std::nullopt,
+                             converts + ", and IREE's AVX-512 f32 matmuls "
+                                        "outrun f16 storage there: nothing "
+                                        "pays, the program stays f32"};
       return AutoPrecision{
           std::nullopt,
-          (which + " converts f16 (F16C) but has no low-precision "
-                   "arithmetic, and IREE's AVX-512 f32 matmuls outrun f16 "
-                   "storage there: nothing pays, the program stays f32")
-              .str()};
-    if (features.contains("f16c") && emit == EmitOption::Iree)
-      return AutoPrecision{AmpMode::F16,
-                           (which +
-                            " converts f16 (F16C) but has no low-precision "
-                            "arithmetic: f16 storage halves the bytes IREE's "
-                            "data-tiled matmuls read, the arithmetic stays "
-                            "f32")
-                               .str()};
-    if (features.contains("f16c"))
-      return AutoPrecision{
-          std::nullopt,
-          (which +
-           " converts f16 (F16C) but has no low-precision "
-           "arithmetic, and amp-opt's lowering widens 16-bit "
-           "operands to f32 on every contraction: nothing pays, the "
-           "program stays f32" +
-           (features.contains("avx512f") ? ""
-                                         : " (emit=iree keeps f16 storage)"))
-              .str()};
+          converts +
+              ", and amp-opt's lowering widens 16-bit operands to f32 on "
+              "every contraction: nothing pays, the program stays f32" +
+              (avx512 ? "" : " (emit=iree keeps f16 storage)")};
+    }
     return AutoPrecision{
         std::nullopt,
         (which + " has neither bf16 dot products nor F16C conversions: "

@@ -150,6 +150,16 @@ Value packChannels(OpBuilder &b, Location loc, Value value) {
   return linalg::PackOp::create(b, loc, value, dest, {1}, tiles).getResult();
 }
 
+/// `blocked` (N x C/16 x ... x 16) unpacked into a tensor of `plain`'s type.
+Value unpackChannels(OpBuilder &b, Location loc, Value blocked,
+                     RankedTensorType plain) {
+  Value dest =
+      tensor::EmptyOp::create(b, loc, plain.getShape(), plain.getElementType());
+  SmallVector<OpFoldResult> tiles = {b.getIndexAttr(kChannelBlock)};
+  return linalg::UnPackOp::create(b, loc, blocked, dest, {1}, tiles)
+      .getResult();
+}
+
 /// conv_2d_nchw_fchw(x, w) into y  ->  unpack(generic(pack(x), w, pack(y))),
 /// and likewise depthwise_conv_2d_nchw_chw (the filter stays CHW).
 template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
@@ -208,13 +218,8 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
                                generic.getRegion().end());
     generic->setAttr(kBlockedConvAttrName,
                      rewriter.getDenseI64ArrayAttr(scalars));
-    Value dest = tensor::EmptyOp::create(rewriter, loc, y.getShape(),
-                                         y.getElementType());
-    SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(kChannelBlock)};
-    rewriter.replaceOp(op, linalg::UnPackOp::create(rewriter, loc,
-                                                    generic.getResult(0), dest,
-                                                    {1}, tiles)
-                               .getResult());
+    rewriter.replaceOp(op,
+                       unpackChannels(rewriter, loc, generic.getResult(0), y));
     return success();
   }
 };
@@ -262,13 +267,8 @@ struct BlockMaxPool final : OpRewritePattern<linalg::PoolingNchwMaxOp> {
         ValueRange{init}, maps, iterators);
     rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
                                generic.getRegion().end());
-    Value dest = tensor::EmptyOp::create(rewriter, loc, y.getShape(),
-                                         y.getElementType());
-    SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(kChannelBlock)};
-    rewriter.replaceOp(op, linalg::UnPackOp::create(rewriter, loc,
-                                                    generic.getResult(0), dest,
-                                                    {1}, tiles)
-                               .getResult());
+    rewriter.replaceOp(op,
+                       unpackChannels(rewriter, loc, generic.getResult(0), y));
     return success();
   }
 };
