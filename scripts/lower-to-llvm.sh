@@ -4,7 +4,8 @@
 # mlir-runner. See docs/lowering.md.
 #
 #   scripts/lower-to-llvm.sh [--lower-to-runtime|--fast] [--parallel] \
-#       [--donate-state] [FILE|-] [extra amp-opt options...] > out.mlir
+#       [--donate-state] [--low-contractions=auto|library|widen] [FILE|-]
+#       [extra amp-opt options...] > out.mlir
 #
 # Reads FILE (default: stdin), writes LLVM-dialect IR to stdout. The passes
 # are amp-opt's `amp-lower-to-llvm` pipeline (buildAmpLowerToLLVMPipeline in
@@ -21,6 +22,9 @@
 #   --donate-state      adds donate-state=true: a training step writes its
 #                       new params and optimizer state over its arguments
 #                       (amp-run --fast does; docs/lowering.md)
+#   --low-contractions=X  adds low-contractions=X: with --fast, whether the
+#                       f16 / bf16 inputs of the library's contractions are
+#                       widened in the generated code (docs/lowering.md)
 #
 # The amp-opt binary is $AMP_OPT, else `amp-opt` on PATH, else
 # build/bin/amp-opt next to this script. Extra options go to amp-opt
@@ -34,6 +38,7 @@ while [[ $# -gt 0 ]]; do
     --fast) options+=(fast=true) ;;
     --parallel) options+=(parallel=true) ;;
     --donate-state) options+=(donate-state=true) ;;
+    --low-contractions=*) options+=("low-contractions=${1#*=}") ;;
     *) break ;;
   esac
   shift

@@ -47,6 +47,7 @@ namespace {
 /// What the lowering's options switch on, resolved once.
 struct LoweringStages {
   bool fast, runtime, parallel, donateState, blockConvs, expandBf16;
+  bool widenBf16, widenF16;
   unsigned threads;
 
   explicit LoweringStages(const AmpLowerToLLVMOptions &options)
@@ -55,7 +56,24 @@ struct LoweringStages {
         parallel(options.parallel || (options.fast && options.threads != 1)),
         donateState(options.donateState), blockConvs(options.blockConvs),
         expandBf16(expandsBf16(options.bf16Conversions)),
+        widenBf16(fast &&
+                  widens(options.lowContractions, !hostHasBf16Conversions())),
+        widenF16(fast && widens(options.lowContractions, true)),
         threads(options.threads) {}
+
+  /// Whether the inputs of a 16-bit type the host has no dot products for
+  /// (`noDotProducts`) are widened in the IR.
+  static bool widens(LowContractionsOption option, bool noDotProducts) {
+    switch (option) {
+    case LowContractionsOption::Library:
+      return false;
+    case LowContractionsOption::Widen:
+      return true;
+    case LowContractionsOption::Auto:
+      return noDotProducts;
+    }
+    llvm_unreachable("unknown low-contractions value");
+  }
 
   /// Without AVX512_BF16 LLVM rounds f32 to bf16 with a __truncsfbf2 call
   /// per element (scalarizing vector code); upstream's integer expansion
@@ -91,6 +109,14 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
     // library calls (amp-lower-to-runtime's nchw16c entry points).
     if (on.blockConvs)
       pm.addPass(createBlockConvsPass());
+    // 16-bit inputs the library would widen call by call: widened here, so
+    // that the extension fuses into their producers.
+    if (on.widenBf16 || on.widenF16) {
+      WidenRuntimeInputsPassOptions widen;
+      widen.bf16 = on.widenBf16;
+      widen.f16 = on.widenF16;
+      pm.addNestedPass<func::FuncOp>(createWidenRuntimeInputsPass(widen));
+    }
     pm.addPass(createFuseElementwisePass());
     pm.addPass(createFoldTransposesIntoContractionsPass());
     pm.addPass(createCanonicalizerPass());

@@ -72,3 +72,47 @@ func.func @conversions(%x: f32, %v: vector<16xf32>, %w: vector<16xbf16>)
   %c = arith.extf %w : vector<16xbf16> to vector<16xf32>
   return %a, %b, %c : bf16, vector<16xbf16>, vector<16xf32>
 }
+
+// include-bf16: the rounding of a value that is a bf16 value already (a max,
+// min, negation, absolute value, select or sign copy of widened bf16 values
+// and exact constants, as in a ReLU or a max-pool computed in f32) is the
+// high half alone: no round-to-nearest-even, no NaN select. Anything else
+// (here an add, or a max with an inexact constant) keeps the rounding.
+// BF16-LABEL: func.func @exact_roundings
+// BF16:         %[[MIN:.+]] = arith.minimumf
+// BF16-NEXT:    %[[BITS:.+]] = arith.bitcast %[[MIN]] : vector<16xf32> to vector<16xi32>
+// BF16-NOT:     arith.select
+// BF16:         %[[HIGH:.+]] = arith.shrui %[[BITS]], %{{.+}} : vector<16xi32>
+// BF16-NEXT:    arith.trunci %[[HIGH]] : vector<16xi32> to vector<16xi16>
+// BF16-NOT:     arith.cmpf
+// BF16:         %[[PICK:.+]] = arith.select %arg3
+// BF16-NEXT:    %[[PBITS:.+]] = arith.bitcast %[[PICK]] : f32 to i32
+// BF16-NOT:     arith.select
+// BF16:         arith.shrui %[[PBITS]]
+// BF16-NEXT:    arith.trunci
+// BF16:         arith.cmpf une
+// BF16:         arith.select
+// BF16:         arith.cmpf une
+// BF16:         arith.select
+// BF16:         return
+func.func @exact_roundings(%a: vector<16xbf16>, %b: vector<16xbf16>,
+                           %s: bf16, %c: i1)
+    -> (vector<16xbf16>, bf16, vector<16xbf16>, bf16) {
+  %x = arith.extf %a : vector<16xbf16> to vector<16xf32>
+  %y = arith.extf %b : vector<16xbf16> to vector<16xf32>
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %relu = arith.maximumf %x, %zero : vector<16xf32>
+  %pool = arith.minimumf %relu, %y : vector<16xf32>
+  %m = arith.truncf %pool : vector<16xf32> to vector<16xbf16>
+  %w = arith.extf %s : bf16 to f32
+  %neg = arith.negf %w : f32
+  %abs = math.absf %w : f32
+  %pick = arith.select %c, %neg, %abs : f32
+  %n = arith.truncf %pick : f32 to bf16
+  %sum = arith.addf %x, %y : vector<16xf32>
+  %r = arith.truncf %sum : vector<16xf32> to vector<16xbf16>
+  %tenth = arith.constant 0.1 : f32
+  %clip = arith.maximumf %w, %tenth : f32
+  %q = arith.truncf %clip : f32 to bf16
+  return %m, %n, %r, %q : vector<16xbf16>, bf16, vector<16xbf16>, bf16
+}

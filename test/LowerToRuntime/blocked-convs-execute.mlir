@@ -46,9 +46,9 @@
 // widened path (AMP_RT_CPU_BF16=0: libamp_rt unblocks into NCHW copies) to
 // f32 rounding; and the f32 reference to bf16 accuracy.
 // RUN: amp-opt %s --amp='mode=bf16' -o %t.bf16.mlir
-// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2' > %t.bf16.ll.mlir
+// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2 low-contractions=library' > %t.bf16.ll.mlir
 // RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.ll.mlir
-// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2 block-convs=false' > %t.bf16.plain.ll.mlir
+// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2 block-convs=false low-contractions=library' > %t.bf16.plain.ll.mlir
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.bf16.plain.ll.mlir
 // RUN: env AMP_RT_BACKEND=cpu mlir-runner %t.bf16.ll.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
@@ -59,6 +59,16 @@
 // RUN: env AMP_RT_BACKEND=cpu AMP_RT_CPU_BF16=0 mlir-runner %t.bf16.ll.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
 // RUN:   > %t.bf16.widened.txt
+// The 16-bit inputs widened in the generated code instead
+// (low-contractions=widen: the f32 entry points) compute what libamp_rt's
+// widened path does.
+// RUN: amp-opt %t.bf16.mlir --amp-lower-to-llvm='fast=true threads=2 low-contractions=widen' > %t.bf16.wide.ll.mlir
+// RUN: FileCheck %s --check-prefix=WIDE < %t.bf16.wide.ll.mlir
+// RUN: env AMP_RT_BACKEND=cpu mlir-runner %t.bf16.wide.ll.mlir -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_lib_dir/libomp.so,%amp_rt_lib,%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_float16_utils.so \
+// RUN:   > %t.bf16.wide.txt
+// RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.widened.txt %t.bf16.wide.txt \
+// RUN:   --rtol 1e-4 --atol 0 --atol-scale 1e-5 | FileCheck %s --check-prefix=CHECK
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.txt \
 // RUN:   --rtol 1e-6 --atol 0 --atol-scale 1e-7 | FileCheck %s --check-prefix=CHECK
 // RUN: %PYTHON %amp_src/test/Integration/compare_outputs.py %t.bf16.plain.txt %t.bf16.widened.txt \
@@ -67,6 +77,8 @@
 // RUN:   --rtol 2e-2 --atol 0 --atol-scale 1e-2 | FileCheck %s --check-prefix=CHECK
 
 // CHECK: PASS
+// WIDE-DAG:    llvm.call @amp_rt_conv2d_nchw_fchw_nchw16c_f32_f32_overwrite(
+// WIDE-DAG:    llvm.call @amp_rt_conv2d_nchw16c_fchw_f32_f32_overwrite(
 // F32:         llvm.call @amp_rt_conv2d_nchw_fchw_nchw16c_f32_f32_overwrite(
 // F32-COUNT-3: llvm.call @amp_rt_conv2d_nchw16c_fchw_f32_f32_overwrite(
 // F32-NOT:     llvm.call @amp_rt_conv2d_

@@ -11,7 +11,7 @@
 // RUN: env AMP_OPT=amp-opt %amp_src/scripts/lower-to-llvm.sh --lower-to-runtime %s \
 // RUN:   > %t.rt.ll.mlir
 // RUN: FileCheck %s --check-prefix=LOWERED < %t.rt.ll.mlir
-// RUN: env AMP_OPT=amp-opt %amp_src/scripts/lower-to-llvm.sh --fast %s \
+// RUN: env AMP_OPT=amp-opt %amp_src/scripts/lower-to-llvm.sh --fast --low-contractions=library %s \
 // RUN:   > %t.fast.ll.mlir
 // RUN: FileCheck %s --check-prefixes=LOWERED,FAST < %t.fast.ll.mlir
 // RUN: not grep -q amp_rt %t.loops.ll.mlir

@@ -33,6 +33,7 @@ void amp::run::buildLoweringPipeline(mlir::OpPassManager &pm,
   pipeline.donateState = options.donateState;
   pipeline.blockConvs = options.blockConvs;
   pipeline.bf16Conversions = options.bf16Conversions;
+  pipeline.lowContractions = options.lowContractions;
   mlir::amp::buildAmpLowerToLLVMPipeline(pm, pipeline);
 }
 

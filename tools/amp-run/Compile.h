@@ -43,6 +43,9 @@ struct CompileOptions {
   /// How f32 -> bf16 roundings are compiled (--bf16-conversions).
   mlir::amp::Bf16ConversionsOption bf16Conversions =
       mlir::amp::Bf16ConversionsOption::Auto;
+  /// How 16-bit contraction inputs reach libamp_rt (--low-contractions).
+  mlir::amp::LowContractionsOption lowContractions =
+      mlir::amp::LowContractionsOption::Auto;
   /// Results with `amp.updates` reuse their argument's buffer.
   bool donateState = false;
   unsigned optLevel = 2;

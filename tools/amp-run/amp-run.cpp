@@ -41,6 +41,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -166,6 +167,14 @@ static cl::opt<mlir::amp::Bf16ConversionsOption> bf16Conversions(
              "a __truncsfbf2 call per element without AVX512_BF16) or "
              "expand"),
     cl::init(mlir::amp::Bf16ConversionsOption::Auto), cl::cat(runCategory));
+static cl::opt<mlir::amp::LowContractionsOption> lowContractions(
+    "low-contractions",
+    cl::desc("With --fast: how the f16 / bf16 inputs of matmuls and "
+             "convolutions reach libamp_rt (amp-lower-to-llvm"
+             "{low-contractions}): auto (the default: widened to f32 in the "
+             "generated code where the CPU has no dot products in that type, "
+             "and never with AMP_RT_BACKEND=cuda), library or widen"),
+    cl::init(mlir::amp::LowContractionsOption::Auto), cl::cat(runCategory));
 static cl::opt<cl::boolOrDefault> donateState(
     "donate-state",
     cl::desc("Let the training step write its new params and optimizer "
@@ -323,6 +332,13 @@ static CompileOptions compileOptions() {
   options.threads = loopThreads;
   options.blockConvs = blockConvs;
   options.bf16Conversions = bf16Conversions;
+  // The GPU has the dot products: its 16-bit operands stay 16-bit.
+  const char *backend = std::getenv("AMP_RT_BACKEND");
+  options.lowContractions =
+      lowContractions == mlir::amp::LowContractionsOption::Auto && backend &&
+              llvm::StringRef(backend) == "cuda"
+          ? mlir::amp::LowContractionsOption::Library
+          : lowContractions.getValue();
   // The step updates its params and optimizer state in place: by default
   // with --fast.
   options.donateState = donateState == cl::BOU_UNSET

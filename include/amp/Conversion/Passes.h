@@ -5,6 +5,7 @@
 
 #include "amp/Conversion/AmpToRuntime/AmpToRuntime.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::amp {

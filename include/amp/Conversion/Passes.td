@@ -83,4 +83,54 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
   ];
 }
 
+def WidenRuntimeInputsPass
+    : Pass<"amp-widen-runtime-inputs", "::mlir::func::FuncOp"> {
+  let summary = "Give the library contractions f32 copies of their f16 / "
+                "bf16 inputs, made in the IR where they fuse into the "
+                "producers";
+  let description = [{
+    On tensors, before elementwise fusion. Every contraction that
+    `amp-lower-to-runtime` would send to libamp_rt (its matmuls and
+    convolutions, and amp-block-convs' blocked convolutions) with an f32
+    output and 16-bit inputs that its body only extends to f32 reads f32
+    copies of those inputs instead: a `linalg.generic` of `arith.extf`
+    after each input's definition (one per value), and the contraction's
+    body reads the f32 argument directly. Both inputs or neither (libamp_rt
+    has no mixed entry point).
+
+    This is for CPUs without dot products in the input type (bf16 without
+    AVX512_BF16, f16 on every CPU libamp_rt knows): there libamp_rt would
+    widen the inputs itself on every call, one more pass over each
+    activation into a scratch buffer. In the IR the extension fuses into the
+    elementwise op that rounded the value to 16 bits, which then stores the
+    rounded value as f32; the program's numbers are unchanged (a 16-bit
+    value widened is exact, and the library accumulates in f32 either way).
+    Not for GPUs or CPUs with the dot products: there the 16-bit operands
+    are what makes the contraction fast. `amp-lower-to-llvm`'s
+    `low-contractions` option decides (docs/lowering.md).
+
+    ```mlir
+    %r = arith.truncf %x : tensor<8x64xf32> to tensor<8x64xbf16>   // (a generic)
+    %y = linalg.matmul ins(%r, %w : tensor<8x64xbf16>, tensor<64x32xbf16>)
+                       outs(%acc : tensor<8x32xf32>) -> tensor<8x32xf32>
+    ```
+
+    becomes a matmul of `linalg.generic {arith.extf}` of `%r` and of `%w`,
+    f32 x f32 -> f32.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"bf16", "bf16", "bool", /*default=*/"true",
+           "Widen bf16 inputs">,
+    Option<"f16", "f16", "bool", /*default=*/"true",
+           "Widen f16 inputs">,
+  ];
+  let statistics = [
+    Statistic<"numWidened", "contractions-widened",
+              "Contractions given f32 copies of their inputs">,
+  ];
+}
+
 #endif // AMP_CONVERSION_PASSES

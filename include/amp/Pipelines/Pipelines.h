@@ -147,6 +147,15 @@ struct AmpLowerToLLVMOptions
                      "__truncsfbf2 call per element without), expand "
                      "(integer round-to-nearest-even that vectorizes)"),
       llvm::cl::init(Bf16ConversionsOption::Auto)};
+  PassOptions::Option<LowContractionsOption> lowContractions{
+      *this, "low-contractions",
+      llvm::cl::desc("With fast: how the f16 / bf16 inputs of the library's "
+                     "contractions reach it: auto (widened in the IR, fused "
+                     "into their producers, where the host CPU has no dot "
+                     "products in that type: bf16 without AVX512_BF16, f16 "
+                     "always), library (as they are: for the cuda backend), "
+                     "widen (both types; amp-widen-runtime-inputs)"),
+      llvm::cl::init(LowContractionsOption::Auto)};
 };
 
 /// Adds the lowering of a module of func / arith / math / tensor / linalg /

@@ -44,6 +44,11 @@ enum class SnapshotStage { Input, Rewritten };
 /// reach machine code.
 enum class Bf16ConversionsOption { Auto, Native, Expand };
 
+/// --amp-lower-to-llvm's `low-contractions`: whether the 16-bit inputs of
+/// the library's contractions reach it as they are or widened in the IR
+/// (amp-widen-runtime-inputs).
+enum class LowContractionsOption { Auto, Library, Widen };
+
 template <> struct EnumOptionValues<AmpModeOption> {
   static constexpr EnumOptionValue<AmpModeOption> values[] = {
       {AmpModeOption::F16, "f16", "IEEE half"},
@@ -111,6 +116,16 @@ template <> struct EnumOptionValues<Bf16ConversionsOption> {
        "integer rounding that vectorizes on any CPU"}};
 };
 
+template <> struct EnumOptionValues<LowContractionsOption> {
+  static constexpr EnumOptionValue<LowContractionsOption> values[] = {
+      {LowContractionsOption::Auto, "auto",
+       "widen the 16-bit types the host CPU has no dot products for"},
+      {LowContractionsOption::Library, "library",
+       "16-bit inputs go to libamp_rt as they are"},
+      {LowContractionsOption::Widen, "widen",
+       "f16 and bf16 inputs widened to f32 in the IR"}};
+};
+
 } // namespace mlir::amp
 
 AMP_ENUM_OPTION(mlir::amp::AmpModeOption)
@@ -122,5 +137,6 @@ AMP_ENUM_OPTION(mlir::amp::LossScalingOption)
 AMP_ENUM_OPTION(mlir::amp::ScaleStateKind)
 AMP_ENUM_OPTION(mlir::amp::SnapshotStage)
 AMP_ENUM_OPTION(mlir::amp::Bf16ConversionsOption)
+AMP_ENUM_OPTION(mlir::amp::LowContractionsOption)
 
 #endif // AMP_SUPPORT_OPTIONENUMS_H

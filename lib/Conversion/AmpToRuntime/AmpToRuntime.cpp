@@ -364,12 +364,8 @@ struct ContractionToRuntimeCall final
                                 PatternRewriter &rewriter) const override {
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(op));
-    if (!(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-              linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
-              linalg::DepthwiseConv2DNhwcHwcOp,
-              linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()) ||
-          op->hasAttr(kBlockedConvAttrName)) ||
-        !op.hasPureBufferSemantics() || !module)
+    if (!isRuntimeContractionKind(op) || !op.hasPureBufferSemantics() ||
+        !module)
       return rewriter.notifyMatchFailure(op, "not a runtime candidate");
     // f32 contractions are not Tensor Core work: unless include-f32 asks
     // for them, never touched or counted.
@@ -566,6 +562,14 @@ struct LowerToRuntimePass
 };
 
 } // namespace
+
+bool mlir::amp::isRuntimeContractionKind(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+             linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
+             linalg::DepthwiseConv2DNhwcHwcOp,
+             linalg::DepthwiseConv2DNchwChwOp>(op) ||
+         (isa<linalg::GenericOp>(op) && op->hasAttr(kBlockedConvAttrName));
+}
 
 void mlir::amp::populateLowerToRuntimePatterns(
     RewritePatternSet &patterns, const LowerToRuntimeOptions &options,

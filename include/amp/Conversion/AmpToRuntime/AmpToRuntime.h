@@ -13,6 +13,12 @@
 
 namespace mlir::amp {
 
+/// Whether `op` is of a kind amp-lower-to-runtime lowers (on memrefs, with
+/// operand types that have an entry point): the linalg matmuls and
+/// convolutions listed at populateLowerToRuntimePatterns, or a blocked
+/// convolution of amp-block-convs.
+bool isRuntimeContractionKind(Operation *op);
+
 /// What populateLowerToRuntimePatterns lowers.
 struct LowerToRuntimeOptions {
   /// Also f32 x f32 -> f32 contractions (the _f32_f32 entry points).
