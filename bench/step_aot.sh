@@ -8,7 +8,9 @@
 #       DIR/lib (libamp_rt, its cuda backend, LLVM's libomp); oneDNN and
 #       OpenBLAS must be found on the target machine. The loops are split
 #       into STEP_AOT_LOOP_THREADS chunks (amp-run --loop-threads; default:
-#       this machine's hardware threads): set it to the target's thread count
+#       this machine's hardware threads): set it to the target's thread count;
+#       STEP_AOT_LOW_CONTRACTIONS (default library) is amp-run's
+#       --low-contractions
 #   bench/step_aot.sh run DIR [BACKEND...]    each executable on each
 #       backend (default: cpu cuda), side by side; STEP_AOT_STEPS timed
 #       steps (default 20) after STEP_AOT_WARMUP (default 3)
@@ -60,8 +62,13 @@ link_step() {
   obj=$tmp/$(basename "$exe").o
   "$build/bin/amp-run" "$in" --fast --step="$step" --print-signature \
     > "$exe.sig"
+  # The object runs on the GPU machine, cuda backend included: the 16-bit
+  # contraction inputs stay 16-bit (amp-run's --low-contractions=auto would
+  # widen bf16 ones when this machine has no AVX512_BF16).
   bench_run "$build/bin/amp-run" "$in" --fast --step="$step" --eval=none \
-    --loop-threads="${STEP_AOT_LOOP_THREADS:-0}" "$@" --steps=1 --quiet \
+    --loop-threads="${STEP_AOT_LOOP_THREADS:-0}" \
+    --low-contractions="${STEP_AOT_LOW_CONTRACTIONS:-library}" "$@" \
+    --steps=1 --quiet \
     --dump-object="$obj" > /dev/null
   c++ -O2 -std=c++17 -I"$root/runtime/include" \
     -DAMP_STEP_ENTRY="_mlir__mlir_ciface_$step" "$root/bench/step_aot.cpp" \
