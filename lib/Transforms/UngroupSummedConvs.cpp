@@ -53,6 +53,52 @@ bool isSumBody(linalg::GenericOp op) {
          (add.getRhs() == out && isIn(add.getLhs()));
 }
 
+/// conv_2d_nchw_fchw(I', F') of the grouped `conv` (see SumOverGroups),
+/// transposed by `perm` into `sumType` unless `perm` is the identity.
+static Value buildUngroupedConv(RewriterBase &rewriter,
+                                linalg::Conv2DNgchwGfchwOp conv,
+                                RankedTensorType sumType,
+                                ArrayRef<int64_t> perm) {
+  auto inType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto convType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  Location loc = conv.getLoc();
+  int64_t n = inType.getDimSize(0), g = inType.getDimSize(1),
+          c = inType.getDimSize(2), f = filterType.getDimSize(1);
+  SmallVector<ReassociationIndices> mergeGroups = {{0}, {1, 2}, {3}, {4}};
+  // I: N x G x C x H x W -> N x G*C x H x W.
+  Value input = tensor::CollapseShapeOp::create(
+      rewriter, loc, conv.getInputs()[0], mergeGroups);
+  // F: G x F x C x KH x KW -> F x G x C x KH x KW -> F x G*C x KH x KW.
+  SmallVector<int64_t> filterShape = {f, g, c, filterType.getDimSize(3),
+                                      filterType.getDimSize(4)};
+  Value filterInit = tensor::EmptyOp::create(rewriter, loc, filterShape,
+                                             filterType.getElementType());
+  Value filter =
+      linalg::TransposeOp::create(rewriter, loc, conv.getInputs()[1],
+                                  filterInit, ArrayRef<int64_t>{1, 0, 2, 3, 4})
+          ->getResult(0);
+  filter = tensor::CollapseShapeOp::create(rewriter, loc, filter, mergeGroups);
+  SmallVector<int64_t> outShape = {n, f, convType.getDimSize(3),
+                                   convType.getDimSize(4)};
+  Value zero =
+      conv.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
+  Value init = tensor::EmptyOp::create(rewriter, loc, outShape,
+                                       convType.getElementType());
+  init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+  Value result = linalg::Conv2DNchwFchwOp::create(
+                     rewriter, loc, init.getType(), ValueRange{input, filter},
+                     ValueRange{init}, conv.getStrides(), conv.getDilations())
+                     ->getResult(0);
+  if (!llvm::equal(perm, llvm::seq<int64_t>(0, 4))) {
+    Value dest = tensor::EmptyOp::create(rewriter, loc, sumType.getShape(),
+                                         sumType.getElementType());
+    result = linalg::TransposeOp::create(rewriter, loc, result, dest, perm)
+                 ->getResult(0);
+  }
+  return result;
+}
+
 /// sum over g of conv_2d_ngchw_gfchw(I, F)[n, g, f, h, w] (through a
 /// transpose and an AMP rounding, each read only there), into a zero
 /// tensor, becomes conv_2d_nchw_fchw(I', F')[n, f, h, w] with I' the
@@ -122,42 +168,7 @@ struct SumOverGroups final : OpRewritePattern<linalg::GenericOp> {
       perm.push_back(d == 0 ? 0 : d - 1);
     }
 
-    Location loc = conv.getLoc();
-    int64_t n = inType.getDimSize(0), g = inType.getDimSize(1),
-            c = inType.getDimSize(2), f = filterType.getDimSize(1);
-    SmallVector<ReassociationIndices> mergeGroups = {{0}, {1, 2}, {3}, {4}};
-    // I: N x G x C x H x W -> N x G*C x H x W.
-    Value input = tensor::CollapseShapeOp::create(
-        rewriter, loc, conv.getInputs()[0], mergeGroups);
-    // F: G x F x C x KH x KW -> F x G x C x KH x KW -> F x G*C x KH x KW.
-    SmallVector<int64_t> filterShape = {f, g, c, filterType.getDimSize(3),
-                                        filterType.getDimSize(4)};
-    Value filterInit = tensor::EmptyOp::create(rewriter, loc, filterShape,
-                                               filterType.getElementType());
-    Value filter = linalg::TransposeOp::create(rewriter, loc,
-                                               conv.getInputs()[1], filterInit,
-                                               ArrayRef<int64_t>{1, 0, 2, 3, 4})
-                       ->getResult(0);
-    filter =
-        tensor::CollapseShapeOp::create(rewriter, loc, filter, mergeGroups);
-    SmallVector<int64_t> outShape = {n, f, convType.getDimSize(3),
-                                     convType.getDimSize(4)};
-    Value zero =
-        conv.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
-    Value init = tensor::EmptyOp::create(rewriter, loc, outShape,
-                                         convType.getElementType());
-    init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
-    Value result = linalg::Conv2DNchwFchwOp::create(
-                       rewriter, loc, init.getType(), ValueRange{input, filter},
-                       ValueRange{init}, conv.getStrides(), conv.getDilations())
-                       ->getResult(0);
-    if (!llvm::equal(perm, llvm::seq<int64_t>(0, 4))) {
-      Value dest = tensor::EmptyOp::create(rewriter, loc, sumType.getShape(),
-                                           sumType.getElementType());
-      result = linalg::TransposeOp::create(rewriter, loc, result, dest, perm)
-                   ->getResult(0);
-    }
-    rewriter.replaceOp(sum, result);
+    rewriter.replaceOp(sum, buildUngroupedConv(rewriter, conv, sumType, perm));
     return success();
   }
 };

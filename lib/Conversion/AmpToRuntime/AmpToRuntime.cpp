@@ -157,10 +157,10 @@ static SmallVector<int64_t, 4> getConvScalars(ConvOp conv) {
   return {strides[0], strides[1], dilations[0], dilations[1]};
 }
 
-/// The runtime call implementing `op`, or the reason there is none. f32
-/// inputs have an entry point (f32 x f32 -> f32) only with `includeF32`.
-static FailureOr<RuntimeCall>
-matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
+/// The memref types of `op`'s two inputs and output, or the reason they
+/// cannot be passed to libamp_rt.
+static FailureOr<SmallVector<MemRefType, 3>>
+getStridedOperandTypes(linalg::LinalgOp op, std::string &why) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
     why = "not two inputs and one output";
     return failure();
@@ -182,6 +182,29 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
     }
     types.push_back(type);
   }
+  return types;
+}
+
+/// Whether dimensions `dim` and `dim + 1` of the rank-5 `type` are one
+/// strided run (collapsible into one dimension).
+static bool isCollapsiblePair(MemRefType type, int64_t dim) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < 5; ++i)
+    if (i != dim + 1)
+      groups.push_back(i == dim ? ReassociationIndices{i, i + 1}
+                                : ReassociationIndices{i});
+  return memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
+}
+
+/// The runtime call implementing `op`, or the reason there is none. f32
+/// inputs have an entry point (f32 x f32 -> f32) only with `includeF32`.
+static FailureOr<RuntimeCall>
+matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
+  FailureOr<SmallVector<MemRefType, 3>> operandTypes =
+      getStridedOperandTypes(op, why);
+  if (failed(operandTypes))
+    return failure();
+  ArrayRef<MemRefType> types = *operandTypes;
   Type in = types[0].getElementType();
   StringRef inName = getTypeName(in);
   StringRef outName = getTypeName(types[2].getElementType());
@@ -224,17 +247,8 @@ matchRuntimeCall(linalg::LinalgOp op, bool includeF32, std::string &why) {
                  dyn_cast<linalg::Conv2DNgchwGfchwOp>(op.getOperation())) {
     // The runtime merges (G, C) of I, (G, F) of the filter and (G, F) of O
     // into the channels of a grouped NCHW convolution.
-    auto mergeable = [](Type type, int64_t dim) {
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t i = 0; i < 5; ++i)
-        if (i != dim + 1)
-          groups.push_back(i == dim ? ReassociationIndices{i, i + 1}
-                                    : ReassociationIndices{i});
-      return memref::CollapseShapeOp::isGuaranteedCollapsible(
-          cast<MemRefType>(type), groups);
-    };
-    if (!mergeable(types[0], 1) || !mergeable(types[1], 0) ||
-        !mergeable(types[2], 1)) {
+    if (!isCollapsiblePair(types[0], 1) || !isCollapsiblePair(types[1], 0) ||
+        !isCollapsiblePair(types[2], 1)) {
       why = "the group and channel dimensions of an operand are not one "
             "strided run";
       return failure();
@@ -345,6 +359,49 @@ static FailureOr<func::FuncOp> getOrDeclare(RewriterBase &rewriter,
   fn.setPrivate();
   fn->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
   return fn;
+}
+
+/// The one call that uses `wide` besides `rounding` (directly or through a
+/// single-use cast to the runtime's strided layout, returned in `castOp`),
+/// or null if `wide` has any other user.
+static func::CallOp getOnlyCallBesides(Value wide, Operation *rounding,
+                                       memref::CastOp &castOp) {
+  func::CallOp call;
+  for (Operation *user : wide.getUsers()) {
+    if (user == rounding)
+      continue;
+    if (auto viewCast = dyn_cast<memref::CastOp>(user);
+        viewCast && !castOp && viewCast->hasOneUse()) {
+      castOp = viewCast;
+      user = *viewCast->getUsers().begin();
+    }
+    auto userCall = dyn_cast<func::CallOp>(user);
+    if (!userCall || call)
+      return {};
+    call = userCall;
+  }
+  return call;
+}
+
+/// Whether `call` (before `rounding` in its block) may store its result in
+/// `narrow`, the rounding's output. The library reads A and B while it
+/// stores D, so D must not be one of them: bufferization may give the
+/// rounding the buffer of an input that is dead after the contraction (the
+/// rounding alone never reads it); views of one allocation (casts,
+/// collapses, subviews) count as it. Nothing may use D between the two.
+static bool canCallWrite(func::CallOp call, Value narrow, Operation *rounding) {
+  Value narrowBase = memref::skipViewLikeOps(cast<MemrefValue>(narrow));
+  for (auto [index, operand] : llvm::enumerate(call.getOperands()))
+    if (index != 2 && isa<MemRefType>(operand.getType()) &&
+        memref::skipViewLikeOps(cast<MemrefValue>(operand)) == narrowBase)
+      return false;
+  Block *block = rounding->getBlock();
+  return llvm::none_of(narrow.getUsers(), [&](Operation *user) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    return user != rounding &&
+           (!inBlock || (call->isBeforeInBlock(inBlock) &&
+                         inBlock->isBeforeInBlock(rounding)));
+  });
 }
 
 namespace {
@@ -459,23 +516,8 @@ struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
     if (!wideAlloc || !narrowAlloc || !narrowAlloc->getOperands().empty() ||
         narrowAlloc->getBlock() != rounding->getBlock())
       return rewriter.notifyMatchFailure(rounding, "not two fresh buffers");
-    // C's users: the rounding, and the call, directly or through the cast
-    // to the runtime's strided layout.
-    func::CallOp call;
     memref::CastOp castOp;
-    for (Operation *user : wide.getUsers()) {
-      if (user == rounding.getOperation())
-        continue;
-      if (auto viewCast = dyn_cast<memref::CastOp>(user);
-          viewCast && !castOp && viewCast->hasOneUse()) {
-        castOp = viewCast;
-        user = *viewCast->getUsers().begin();
-      }
-      auto userCall = dyn_cast<func::CallOp>(user);
-      if (!userCall || call)
-        return rewriter.notifyMatchFailure(rounding, "C has other users");
-      call = userCall;
-    }
+    func::CallOp call = getOnlyCallBesides(wide, rounding, castOp);
     auto narrowType = cast<MemRefType>(narrow.getType());
     StringRef narrowName = getTypeName(narrowType.getElementType());
     std::string suffix = ("_" + narrowName + "_f32_overwrite").str();
@@ -486,23 +528,9 @@ struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
         call->getBlock() != rounding->getBlock() ||
         !call->isBeforeInBlock(rounding))
       return rewriter.notifyMatchFailure(rounding, "not after its call");
-    // The library reads A and B while it stores D, so D must not be one of
-    // them: bufferization may give the rounding the buffer of an input that
-    // is dead after the contraction (the rounding alone never reads it).
-    // Views of one allocation (casts, collapses, subviews) count as it.
-    Value narrowBase = memref::skipViewLikeOps(cast<MemrefValue>(narrow));
-    for (auto [index, operand] : llvm::enumerate(call.getOperands()))
-      if (index != 2 && isa<MemRefType>(operand.getType()) &&
-          memref::skipViewLikeOps(cast<MemrefValue>(operand)) == narrowBase)
-        return rewriter.notifyMatchFailure(rounding, "D is an input");
-    Block *block = rounding->getBlock();
-    for (Operation *user : narrow.getUsers()) {
-      Operation *inBlock = block->findAncestorOpInBlock(*user);
-      if (user != rounding.getOperation() &&
-          (!inBlock || (call->isBeforeInBlock(inBlock) &&
-                        inBlock->isBeforeInBlock(rounding))))
-        return rewriter.notifyMatchFailure(rounding, "D used in between");
-    }
+    if (!canCallWrite(call, narrow, rounding))
+      return rewriter.notifyMatchFailure(rounding,
+                                         "D is an input or used in between");
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(call));
     if (!module)
