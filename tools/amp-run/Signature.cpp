@@ -559,3 +559,19 @@ llvm::Expected<Signature> amp::run::analyzeEval(mlir::func::FuncOp fn,
   sig.results.push_back({*role, std::move(*spec), -1});
   return sig;
 }
+
+void amp::run::writeSignature(const Signature &sig, llvm::raw_ostream &os) {
+  auto write = [&](StringRef kind, size_t i, const RoleValue &v) {
+    os << kind << " " << i << " " << roleName(v.role) << " "
+       << elemName(v.spec.elem) << " ";
+    if (v.spec.shape.empty())
+      os << "-";
+    llvm::interleave(v.spec.shape, os, "x");
+    os << " " << v.target << "\n";
+  };
+  os << "step " << sig.name << "\n";
+  for (auto [i, v] : llvm::enumerate(sig.args))
+    write("arg", i, v);
+  for (auto [i, v] : llvm::enumerate(sig.results))
+    write("result", i, v);
+}

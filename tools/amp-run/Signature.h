@@ -17,6 +17,10 @@
 #include <cstdint>
 #include <string>
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace mlir {
 namespace func {
 class FuncOp;
@@ -112,6 +116,11 @@ llvm::Expected<Signature> analyzeEval(mlir::func::FuncOp fn,
 /// True if a result of `fn` has role `role` (to find the default step and
 /// eval functions).
 bool hasResultRole(mlir::func::FuncOp fn, llvm::StringRef role);
+
+/// --print-signature: `step NAME`, then `arg|result INDEX ROLE ELEM SHAPE
+/// TARGET` per value (SHAPE: dims joined by x, `-` for a scalar; TARGET: the
+/// argument an update replaces, or -1).
+void writeSignature(const Signature &sig, llvm::raw_ostream &os);
 
 } // namespace amp::run
 

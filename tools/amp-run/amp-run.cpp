@@ -422,25 +422,6 @@ static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
   return roles;
 }
 
-/// --print-signature: `step NAME`, then `arg|result INDEX ROLE ELEM SHAPE
-/// TARGET` per value (SHAPE: dims joined by x, `-` for a scalar; TARGET: the
-/// argument an update replaces, or -1).
-static void writeSignature(const Signature &sig, llvm::raw_ostream &os) {
-  auto write = [&](StringRef kind, size_t i, const RoleValue &v) {
-    os << kind << " " << i << " " << roleName(v.role) << " "
-       << elemName(v.spec.elem) << " ";
-    if (v.spec.shape.empty())
-      os << "-";
-    llvm::interleave(v.spec.shape, os, "x");
-    os << " " << v.target << "\n";
-  };
-  os << "step " << sig.name << "\n";
-  for (auto [i, v] : llvm::enumerate(sig.args))
-    write("arg", i, v);
-  for (auto [i, v] : llvm::enumerate(sig.results))
-    write("result", i, v);
-}
-
 /// The training and test splits of the data set the step trains on.
 static llvm::Error loadTrainingData(const Signature &step, Dataset &data,
                                     Split &split) {
