@@ -47,7 +47,7 @@ namespace {
 /// What the lowering's options switch on, resolved once.
 struct LoweringStages {
   bool fast, runtime, parallel, donateState, blockConvs, expandBf16;
-  bool widenBf16, widenF16;
+  bool widenBf16, widenF16, widenInTrainingSteps;
   unsigned threads;
 
   explicit LoweringStages(const AmpLowerToLLVMOptions &options)
@@ -59,6 +59,9 @@ struct LoweringStages {
         widenBf16(fast &&
                   widens(options.lowContractions, !hostHasBf16Conversions())),
         widenF16(fast && widens(options.lowContractions, true)),
+        // auto: not in training steps, where it was measured slower.
+        widenInTrainingSteps(options.lowContractions ==
+                             LowContractionsOption::Widen),
         threads(options.threads) {}
 
   /// Whether the inputs of a 16-bit type the host has no dot products for
@@ -115,6 +118,7 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
       WidenRuntimeInputsPassOptions widen;
       widen.bf16 = on.widenBf16;
       widen.f16 = on.widenF16;
+      widen.trainingSteps = on.widenInTrainingSteps;
       pm.addNestedPass<func::FuncOp>(createWidenRuntimeInputsPass(widen));
     }
     pm.addPass(createFuseElementwisePass());

@@ -138,3 +138,25 @@ func.func @left(%x: tensor<8x64xf32>, %wb: tensor<64x32xbf16>,
   return %a, %b, %c, %e : tensor<8x32xf32>, tensor<8x32xbf16>,
                           tensor<1x4x4x4xf32>, tensor<?x32xf32>
 }
+
+// -----
+
+// A training step (a result marked amp.updates): widened by default, left
+// with training-steps=false (what low-contractions=auto sets).
+// RUN: amp-opt %s --split-input-file --pass-pipeline='builtin.module(convert-elementwise-to-linalg,func.func(amp-widen-runtime-inputs{training-steps=false}))' \
+// RUN:   | FileCheck %s --check-prefix=NOTRAIN
+// CHECK-LABEL: func.func @step
+// CHECK:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x64xf32>, tensor<64x32xf32>)
+// NOTRAIN-LABEL: func.func @matmul_of_roundings
+// NOTRAIN:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x64xf32>, tensor<64x32xf32>)
+// NOTRAIN-LABEL: func.func @step
+// NOTRAIN:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x64xbf16>, tensor<64x32xbf16>)
+func.func @step(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>,
+                %acc: tensor<8x32xf32>)
+    -> (tensor<8x32xf32>, tensor<64x32xf32> {amp.updates = 1 : i64}) {
+  %rx = arith.truncf %x : tensor<8x64xf32> to tensor<8x64xbf16>
+  %rw = arith.truncf %w : tensor<64x32xf32> to tensor<64x32xbf16>
+  %y = linalg.matmul ins(%rx, %rw : tensor<8x64xbf16>, tensor<64x32xbf16>)
+                     outs(%acc : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %y, %w : tensor<8x32xf32>, tensor<64x32xf32>
+}

@@ -173,7 +173,8 @@ static cl::opt<mlir::amp::LowContractionsOption> lowContractions(
              "convolutions reach libamp_rt (amp-lower-to-llvm"
              "{low-contractions}): auto (the default: widened to f32 in the "
              "generated code where the CPU has no dot products in that type, "
-             "and never with AMP_RT_BACKEND=cuda), library or widen"),
+             "except in training steps, and never with AMP_RT_BACKEND=cuda), "
+             "library or widen"),
     cl::init(mlir::amp::LowContractionsOption::Auto), cl::cat(runCategory));
 static cl::opt<cl::boolOrDefault> donateState(
     "donate-state",

@@ -126,6 +126,11 @@ def WidenRuntimeInputsPass
            "Widen bf16 inputs">,
     Option<"f16", "f16", "bool", /*default=*/"true",
            "Widen f16 inputs">,
+    Option<"trainingSteps", "training-steps", "bool", /*default=*/"true",
+           "Also in training steps (functions with a result marked "
+           "amp.updates), where the 16-bit values are mostly saved for the "
+           "backward pass: measured slower there on a CPU without "
+           "AVX512_BF16, so low-contractions=auto turns it off">,
   ];
   let statistics = [
     Statistic<"numWidened", "contractions-widened",

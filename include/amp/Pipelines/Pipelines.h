@@ -153,8 +153,10 @@ struct AmpLowerToLLVMOptions
                      "contractions reach it: auto (widened in the IR, fused "
                      "into their producers, where the host CPU has no dot "
                      "products in that type: bf16 without AVX512_BF16, f16 "
-                     "always), library (as they are: for the cuda backend), "
-                     "widen (both types; amp-widen-runtime-inputs)"),
+                     "always; not in training steps, where it was measured "
+                     "slower), library (as they are: for the cuda backend), "
+                     "widen (both types, everywhere; "
+                     "amp-widen-runtime-inputs)"),
       llvm::cl::init(LowContractionsOption::Auto)};
 };
 

@@ -115,6 +115,14 @@ struct WidenRuntimeInputsPass
   }
 
   void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (!trainingSteps &&
+        llvm::any_of(llvm::seq(fn.getNumResults()), [&](unsigned i) {
+          return fn.getResultAttr(i, "amp.updates") != nullptr;
+        })) {
+      markAllAnalysesPreserved();
+      return;
+    }
     OpBuilder builder(&getContext());
     unsigned count = 0;
     getOperation().walk([&](linalg::LinalgOp op) {
