@@ -88,17 +88,16 @@ struct WidenRuntimeInputsPass
     auto type = cast<RankedTensorType>(low.getType());
     Type f32 = builder.getF32Type();
     Location loc = low.getLoc();
+    // isWidenable let through only zero paddings.
     if (auto pad = low.getDefiningOp<tensor::PadOp>()) {
-      if (isZeroPadding(pad)) {
-        Value source = widen(builder, pad.getSource());
-        Value widePadding = arith::ConstantOp::create(
-            builder, loc, builder.getF32FloatAttr(0.0f));
-        auto widePad = tensor::PadOp::create(
-            builder, loc, RankedTensorType::get(type.getShape(), f32), source,
-            pad.getMixedLowPad(), pad.getMixedHighPad(), widePadding,
-            pad.getNofold());
-        return widePad.getResult();
-      }
+      Value source = widen(builder, pad.getSource());
+      Value zero = arith::ConstantOp::create(builder, loc,
+                                             builder.getF32FloatAttr(0.0f));
+      return tensor::PadOp::create(builder, loc,
+                                   RankedTensorType::get(type.getShape(), f32),
+                                   source, pad.getMixedLowPad(),
+                                   pad.getMixedHighPad(), zero, pad.getNofold())
+          .getResult();
     }
     Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), f32);
     AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
