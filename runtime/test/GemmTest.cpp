@@ -129,6 +129,21 @@ TEST_P(GemmTest, LongReductions) {
       }
 }
 
+// Operands above the conversion grain (CpuCommon.h): the widened path cuts
+// all operands of a call, every matrix of a batch and both inputs, into
+// pieces for both threads, at row boundaries when a leading dimension is
+// padded and anywhere in a dense one.
+TEST_P(GemmTest, LargeOperandsWidenedInPieces) {
+  std::mt19937 rng(23);
+  for (TypePair tp : contractionTypes())
+    for (int64_t pad : {0, 3}) {
+      int64_t batch = pad ? 2 : 1;
+      GemmCase g{520,   8,      520,  batch, pad != 0, false,
+                 tp.in, tp.out, 1.0f, 0.0f,  false,    false};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, pad)) << "pad " << pad;
+    }
+}
+
 TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
   std::mt19937 rng(6);
   for (TypePair tp : contractionTypes())

@@ -167,14 +167,16 @@ amp_rt_status CPUBackend::widenedGemm(const GemmArgs &g) {
   if (!a || !b || (!direct && !c))
     return fail(AMP_RT_ERROR_OUT_OF_MEMORY, "cpu gemm: out of memory");
   const size_t es = dtypeSize(g.abType);
+  std::vector<WidenJob> jobs;
   for (int64_t i = 0; i < nA; ++i)
-    widenToF32(pool, g.abType,
-               static_cast<const char *>(g.A) + i * g.strideA * es, aRows,
-               aCols, g.lda, a + i * aRows * aLd, aLd);
+    jobs.push_back({g.abType,
+                    static_cast<const char *>(g.A) + i * g.strideA * es, aRows,
+                    aCols, g.lda, a + i * aRows * aLd, aLd});
   for (int64_t i = 0; i < nB; ++i)
-    widenToF32(pool, g.abType,
-               static_cast<const char *>(g.B) + i * g.strideB * es, bRows,
-               bCols, g.ldb, b + i * bRows * bLd, bLd);
+    jobs.push_back({g.abType,
+                    static_cast<const char *>(g.B) + i * g.strideB * es, bRows,
+                    bCols, g.ldb, b + i * bRows * bLd, bLd});
+  widenToF32(pool, jobs);
   GemmArgs f = g;
   f.abType = AMP_RT_F32;
   f.A = a, f.lda = aLd, f.strideA = nA > 1 ? aRows * aLd : 0;
@@ -244,8 +246,7 @@ amp_rt_status CPUBackend::widenedConv(ConvDirection dir, const ConvProblem &p,
   float *c = direct ? nullptr : bufC.floats(size_t(n2));
   if (!a || !b || (!direct && !c))
     return fail(AMP_RT_ERROR_OUT_OF_MEMORY, "cpu conv: out of memory");
-  widenToF32(pool, inType, in0, 1, n0, n0, a);
-  widenToF32(pool, inType, in1, 1, n1, n1, b);
+  widenToF32(pool, {{inType, in0, 1, n0, n0, a}, {inType, in1, 1, n1, n1, b}});
   amp_rt_status s =
       direct ? dnnl.conv(dir, p, AMP_RT_F32, AMP_RT_F32, alpha, a, b, beta, out)
              : dnnl.conv(dir, p, AMP_RT_F32, AMP_RT_F32, 1.0f, a, b, 0.0f, c);

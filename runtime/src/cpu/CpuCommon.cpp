@@ -60,24 +60,58 @@ void rowToF32(amp_rt_dtype type, const void *src, float *dst, size_t n) {
 }
 } // namespace
 
-void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
-                int64_t rows, int64_t cols, int64_t ld, float *dst,
-                int64_t dstLd) {
-  const char *s = static_cast<const char *>(src);
-  const size_t es = type == AMP_RT_F32 ? 4 : 2;
-  if (dstLd == 0)
-    dstLd = cols;
-  if (ld == cols && dstLd == cols) {
-    pool.parallelFor(rows * cols, kConvertGrain, [&](int64_t b, int64_t e) {
-      rowToF32(type, s + b * es, dst + b, size_t(e - b));
-    });
+namespace {
+/// A part of a WidenJob: `rows` rows from `row`, or for a dense job (no
+/// padding on either side) the elements [row, row + rows) of its one long
+/// row.
+struct WidenPiece {
+  const WidenJob *job;
+  int64_t row, rows;
+};
+
+bool isDense(const WidenJob &j) { return j.ld == j.cols && j.dstLd == j.cols; }
+
+void widenPiece(const WidenPiece &p) {
+  const WidenJob &j = *p.job;
+  const char *s = static_cast<const char *>(j.src);
+  const size_t es = j.type == AMP_RT_F32 ? 4 : 2;
+  if (isDense(j)) {
+    rowToF32(j.type, s + p.row * es, j.dst + p.row, size_t(p.rows));
     return;
   }
-  int64_t grain =
-      std::max<int64_t>(1, kConvertGrain / std::max<int64_t>(cols, 1));
-  pool.parallelFor(rows, grain, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r)
-      rowToF32(type, s + r * ld * es, dst + r * dstLd, size_t(cols));
+  for (int64_t r = p.row; r < p.row + p.rows; ++r)
+    rowToF32(j.type, s + r * j.ld * es, j.dst + r * j.dstLd, size_t(j.cols));
+}
+} // namespace
+
+void widenToF32(ThreadPool &pool, const std::vector<WidenJob> &input) {
+  std::vector<WidenJob> jobs(input);
+  int64_t total = 0;
+  for (WidenJob &j : jobs) {
+    if (j.dstLd == 0)
+      j.dstLd = j.cols;
+    total += j.rows * j.cols;
+  }
+  const int64_t parts = std::min<int64_t>(
+      pool.size(), (total + kConvertGrain - 1) / kConvertGrain);
+  // About four pieces per part, cut at row boundaries unless dense.
+  const int64_t target =
+      std::max<int64_t>(1, total / std::max<int64_t>(1, parts * 4));
+  std::vector<WidenPiece> pieces;
+  for (const WidenJob &j : jobs) {
+    const int64_t n = isDense(j) ? j.rows * j.cols : j.rows;
+    const int64_t step =
+        isDense(j)
+            ? target
+            : std::max<int64_t>(1, target / std::max<int64_t>(1, j.cols));
+    for (int64_t b = 0; b < n; b += step)
+      pieces.push_back({&j, b, std::min(step, n - b)});
+  }
+  const int64_t n = int64_t(pieces.size());
+  const int64_t grain = parts <= 1 ? n : (n + parts - 1) / parts;
+  pool.parallelFor(n, std::max<int64_t>(1, grain), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      widenPiece(pieces[size_t(i)]);
   });
 }
 

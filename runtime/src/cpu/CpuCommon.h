@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace amp {
 namespace rt {
@@ -57,9 +58,24 @@ FilterStrides filterStrides(amp_rt_filter_layout l, int64_t K, int64_t C,
 
 /// dst (rows x cols, leading dim dstLd, default cols) = f32(src (rows x
 /// cols, leading dim ld)); src has `type` (F32 is copied).
-void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
-                int64_t rows, int64_t cols, int64_t ld, float *dst,
-                int64_t dstLd = 0);
+struct WidenJob {
+  amp_rt_dtype type;
+  const void *src;
+  int64_t rows, cols, ld;
+  float *dst;
+  int64_t dstLd = 0;
+};
+
+/// Runs every job in one parallel region: the operands of a contraction
+/// (and every matrix of a batched one) are often each below kConvertGrain,
+/// and one region per operand would widen them all on one thread.
+void widenToF32(ThreadPool &pool, const std::vector<WidenJob> &jobs);
+
+inline void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
+                       int64_t rows, int64_t cols, int64_t ld, float *dst,
+                       int64_t dstLd = 0) {
+  widenToF32(pool, {WidenJob{type, src, rows, cols, ld, dst, dstLd}});
+}
 
 /// The leading dimension (in floats) of a widened copy with `cols` columns:
 /// `cols`, or a little more when its rows would be a multiple of 1 KiB apart.

@@ -153,8 +153,7 @@ amp_rt_status GroupedConv::run(ConvDirection dir, const ConvProblem &p,
         *c = bufC.floats(size_t(n2));
   if (!a || !b || !c)
     return fail(AMP_RT_ERROR_OUT_OF_MEMORY, "cpu grouped conv: out of memory");
-  widenToF32(pool, inType, in0, 1, n0, n0, a);
-  widenToF32(pool, inType, in1, 1, n1, n1, b);
+  widenToF32(pool, {{inType, in0, 1, n0, n0, a}, {inType, in1, 1, n1, n1, b}});
   const Indexer ix(p);
   switch (dir) {
   case ConvDirection::Forward:
