@@ -72,9 +72,11 @@ PlanKey keyOf(const GemmArgs &g, const Batches &n) {
 /// brgemm kernel its matmul picks first. On AVX-512 CPUs without
 /// AVX512_BF16 (measured: an Intel Xeon, cpu family 6 model 85) brgemm f32
 /// falls to 120-170 GF/s once K reaches 1024 (2048^3: 129 vs 250 GF/s for
-/// the jit gemm and 233 for OpenBLAS; docs/performance.md), while at K 512
-/// both run ~260. A transposed operand stays on brgemm: the jit gemm takes
-/// it at half the rate (1024x512x2048 with B transposed: 109 vs 247). With
+/// the jit gemm and 233 for OpenBLAS; docs/performance.md), and on large
+/// outputs from K 256 (2048x2048x512: 120-131 vs 138-153, with A
+/// transposed too), while on smaller ones both run alike (512^3, 1024^3).
+/// A transposed B stays on brgemm: the jit gemm takes it at up to half the
+/// rate (1024x512x2048: 109 vs 247; 512x2048x2048: 121 vs 151). With
 /// AVX512_BF16 (Zen 4) brgemm keeps sgemm's rate.
 bool prefersJitGemm(const GemmArgs &g) {
   static const bool slowBrgemm = [] {
@@ -82,8 +84,9 @@ bool prefersJitGemm(const GemmArgs &g) {
     return isa == dnnl::cpu_isa::avx512_core ||
            isa == dnnl::cpu_isa::avx512_core_vnni;
   }();
-  return slowBrgemm && g.abType == AMP_RT_F32 && g.K >= 1024 && !g.transA &&
-         !g.transB;
+  const bool largeOutput = g.K >= 256 && g.M * g.N >= 2048 * 2048;
+  return slowBrgemm && g.abType == AMP_RT_F32 && !g.transB &&
+         (g.K >= 1024 || largeOutput);
 }
 
 /// Moves `pd` to its first implementation whose name starts with `prefix`;
