@@ -129,6 +129,18 @@ TEST_P(GemmTest, LongReductions) {
       }
 }
 
+// A transposed with K >= 1024 and a wide output: the jit gemm there too
+// (prefersJitGemm), B transposed on brgemm.
+TEST_P(GemmTest, LongReductionsWideOutput) {
+  std::mt19937 rng(17);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t) {
+      GemmCase g{5,     1024,   1024, 1,   (t & 1) != 0, (t & 2) != 0,
+                 tp.in, tp.out, 1.0f, 0.5f};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/t == 1 ? 2 : 0));
+    }
+}
+
 // Operands above the conversion grain (CpuCommon.h): the widened path cuts
 // all operands of a call, every matrix of a batch and both inputs, into
 // pieces for both threads, at row boundaries when a leading dimension is

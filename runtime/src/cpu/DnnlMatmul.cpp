@@ -75,6 +75,7 @@ PlanKey keyOf(const GemmArgs &g, const Batches &n) {
 /// the jit gemm and 233 for OpenBLAS; docs/performance.md), and on large
 /// outputs from K 256 (2048x2048x512: 120-131 vs 138-153, with A
 /// transposed too), while on smaller ones both run alike (512^3, 1024^3).
+/// Measured in docs/runtime.md.
 /// A transposed B stays on brgemm: the jit gemm takes it at up to half the
 /// rate (1024x512x2048: 109 vs 247; 512x2048x2048: 121 vs 151). With
 /// AVX512_BF16 (Zen 4) brgemm keeps sgemm's rate.
@@ -84,9 +85,14 @@ bool prefersJitGemm(const GemmArgs &g) {
     return isa == dnnl::cpu_isa::avx512_core ||
            isa == dnnl::cpu_isa::avx512_core_vnni;
   }();
+  if (!slowBrgemm || g.abType != AMP_RT_F32 || g.transB)
+    return false;
   const bool largeOutput = g.K >= 256 && g.M * g.N >= 2048 * 2048;
-  return slowBrgemm && g.abType == AMP_RT_F32 && !g.transB &&
-         (g.K >= 1024 || largeOutput);
+  if (g.K < 1024 && !largeOutput)
+    return false;
+  // With A transposed the jit gemm wins only on wide outputs (N 2048:
+  // +9-18%; 2048x512x1024: 122 vs 132 GF/s, 2048x512x2048: 148 vs 200).
+  return !g.transA || g.N >= 1024;
 }
 
 /// Moves `pd` to its first implementation whose name starts with `prefix`;
