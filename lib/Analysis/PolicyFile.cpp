@@ -154,7 +154,8 @@ namespace {
 /// errors at file:line:col. An op named under two classes is an error.
 class PolicyFileParser {
 public:
-  using CheckKey = function_ref<std::optional<std::string>(StringRef)>;
+  using CheckKey =
+      function_ref<std::optional<std::string>(StringRef, unsigned, unsigned)>;
 
   PolicyFileParser(std::unique_ptr<llvm::MemoryBuffer> buffer,
                    std::string &error, CheckKey checkKey)
@@ -260,9 +261,12 @@ LogicalResult PolicyFileParser::parseItem(llvm::yaml::Node &item,
     return fail(&item, "empty op name");
   if (isContraction && StringRef(opName).find_first_of(":*") != StringRef::npos)
     return fail(&item, "a contraction is an op name, not a pattern");
-  if (checkKey)
-    if (std::optional<std::string> message = checkKey(opName))
+  if (checkKey) {
+    auto [line, col] =
+        sourceMgr.getLineAndColumn(item.getSourceRange().Start, bufferId);
+    if (std::optional<std::string> message = checkKey(opName, line, col))
       return fail(&item, *message);
+  }
   auto [it, inserted] = entries.try_emplace(opName, cls, &item);
   if (!inserted && it->second.first != cls)
     return fail(&item, "op '" + opName + "' is listed as both " +

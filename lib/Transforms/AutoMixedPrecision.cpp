@@ -129,15 +129,18 @@ AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
   PrecisionPolicy policy(modeValue);
   std::string error;
   // Warnings (names of dialects this tool does not have) do not stop the
-  // pass; unknown names of known dialects do.
-  SmallVector<std::string> warnings;
-  auto checkKey = [&](StringRef key) -> std::optional<std::string> {
+  // pass; unknown names of known dialects do. A warning points at the
+  // entry in the file.
+  SmallVector<std::pair<Location, std::string>> warnings;
+  auto checkKey = [&](StringRef key, unsigned line,
+                      unsigned col) -> std::optional<std::string> {
     std::optional<PolicyKeyProblem> problem = checkPolicyKey(ctx, key);
     if (!problem)
       return std::nullopt;
     if (!problem->warning)
       return problem->message;
-    warnings.push_back(problem->message);
+    warnings.emplace_back(FileLineColLoc::get(ctx, policyFile, line, col),
+                          problem->message);
     return std::nullopt;
   };
   if (!policyFile.empty() &&
@@ -145,9 +148,9 @@ AutoMixedPrecisionPass::buildPolicy(MLIRContext *ctx, AmpMode modeValue) {
     emitError(loc) << "amp-auto-mixed-precision: " << error;
     return failure();
   }
-  for (const std::string &warning : warnings)
-    emitWarning(loc) << "amp-auto-mixed-precision: policy file '" << policyFile
-                     << "': " << warning;
+  for (const auto &[where, warning] : warnings)
+    emitWarning(where) << "amp-auto-mixed-precision: policy file '"
+                       << policyFile << "': " << warning;
   struct Edit {
     PrecisionClass cls;
     const char *flag;

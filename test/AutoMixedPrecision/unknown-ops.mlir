@@ -31,6 +31,10 @@
 // RUN: not amp-opt %s --amp-auto-mixed-precision=policy=%S/Inputs/typo.yaml 2>&1 | FileCheck %s --check-prefix=FILE
 // FILE: error: amp-auto-mixed-precision: {{.*}}typo.yaml:3:5: error: unknown op 'linalg.matmull'; did you mean 'linalg.matmul'?
 // FILE-NOT: see current operation
+// A policy file that names a dialect this tool does not have: a warning at
+// the entry's file:line:col, and the pass runs.
+// RUN: amp-opt %s --amp-auto-mixed-precision=policy=%S/Inputs/other-dialect.yaml -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILEDIALECT
+// FILEDIALECT: other-dialect.yaml:2:5: warning: amp-auto-mixed-precision: policy file '{{.*}}other-dialect.yaml': dialect 'mydialect' is not registered: 'mydialect.gemm' matches no op
 // Bad option values: one line each, in the pass and in the pipeline.
 // RUN: not amp-opt %s --amp-auto-mixed-precision='mode=xx' 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not amp-opt %s --amp='mode=auto target=tpu' 2>&1 | FileCheck %s --check-prefix=AUTO

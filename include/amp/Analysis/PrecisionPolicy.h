@@ -102,11 +102,13 @@ public:
   /// and those operands stay f32. Errors (unreadable file,
   /// syntax, an op on two lists of the file) are returned as a message
   /// carrying `file:line:col`.
-  /// `checkKey`, if given, is called on every op name of the file: a
-  /// message it returns fails the load at the name's `file:line:col`.
-  LogicalResult
-  loadFile(StringRef path, std::string &error,
-           function_ref<std::optional<std::string>(StringRef)> checkKey = {});
+  /// `checkKey`, if given, is called on every op name of the file with
+  /// the name's line and column: a message it returns fails the load at
+  /// the name's `file:line:col`.
+  LogicalResult loadFile(
+      StringRef path, std::string &error,
+      function_ref<std::optional<std::string>(StringRef, unsigned, unsigned)>
+          checkKey = {});
 
   /// TensorFlow-style list edits: removes first, then adds. An op that ends
   /// up on two lists is reported by verifyNoConflicts().
