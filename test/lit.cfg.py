@@ -28,7 +28,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # amp-opt of this build, not one on PATH or in another build directory.
 config.environment["AMP_OPT"] = os.path.join(config.amp_tools_dir, "amp-opt")
 
-tools = ["amp-gen-model", "amp-opt", "amp-run", "mlir-opt", "mlir-runner"]
+tools = ["amp-gen-model", "amp-opt", "amp-run", "amp-bench-runtime-ab",
+         "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     tools, [config.amp_tools_dir, config.llvm_tools_dir])
 
