@@ -261,6 +261,11 @@ static void addLLVMStages(OpPassManager &pm, const LoweringStages &on) {
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // fast: the expanded roundings' bf16 vectors are stored as their i16
+  // bits (LLVM scalarizes a stored <N x bfloat> without AVX512_BF16). The
+  // reference pipeline stays upstream passes only.
+  if (on.fast && on.expandBf16)
+    pm.addPass(createStoreBf16BitsPass());
 }
 
 void mlir::amp::buildAmpLowerToLLVMPipeline(

@@ -13,6 +13,7 @@
 // RUN: FileCheck %s --check-prefix=EXPANDED < %t.fast.ll
 // RUN: FileCheck %s --check-prefix=NATIVE < %t.native.ll
 // RUN: FileCheck %s --check-prefix=FAST-MAX < %t.fast.ll
+// RUN: FileCheck %s --check-prefix=FAST-STORE < %t.fast.ll
 // RUN: mlir-runner %t.ref.ll -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,DENORMAL
@@ -72,6 +73,22 @@ func.func @max_bits(%a: tensor<16xi16>, %b: tensor<16xi16>) -> tensor<16xi32> {
   return %w : tensor<16xi32>
 }
 
+// The rounding stored as bf16 in memory (the result buffer of @round_store,
+// written with vector stores in the fast pipeline) and read back as bits in
+// the caller: the same bits as @round. Without AVX512_BF16 LLVM scalarizes a
+// stored bf16 vector, so the pipelines store its i16 bits instead
+// (amp-store-bf16-bits).
+// CHECK: [16256,  16256,  16258,  49184,  32639,  32640,  32640,  65408,  32768,  18304,  15821,  49114,  32704,  128,  0,  16448]
+// FAST-STORE-LABEL: llvm.func @round_store
+// FAST-STORE-NOT:     xbf16>, !llvm.ptr
+// FAST-STORE:         llvm.store {{.*}} : vector<16xi16>, !llvm.ptr
+// FAST-STORE-NOT:     xbf16>, !llvm.ptr
+// FAST-STORE:         llvm.return
+func.func @round_store(%x: tensor<16xf32>) -> tensor<16xbf16> {
+  %b = arith.truncf %x : tensor<16xf32> to tensor<16xbf16>
+  return %b : tensor<16xbf16>
+}
+
 func.func private @printMemrefI32(tensor<*xi32>)
 
 func.func @main() {
@@ -95,5 +112,10 @@ func.func @main() {
   %mx = call @max_bits(%ma, %mb) : (tensor<16xi16>, tensor<16xi16>) -> tensor<16xi32>
   %mp = tensor.cast %mx : tensor<16xi32> to tensor<*xi32>
   call @printMemrefI32(%mp) : (tensor<*xi32>) -> ()
+  %rs = call @round_store(%v) : (tensor<16xf32>) -> tensor<16xbf16>
+  %ri = arith.bitcast %rs : tensor<16xbf16> to tensor<16xi16>
+  %rw = arith.extui %ri : tensor<16xi16> to tensor<16xi32>
+  %rp = tensor.cast %rw : tensor<16xi32> to tensor<*xi32>
+  call @printMemrefI32(%rp) : (tensor<*xi32>) -> ()
   return
 }

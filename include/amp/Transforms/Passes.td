@@ -883,6 +883,23 @@ def AnnotateVectorLoopsPass : Pass<"amp-annotate-vector-loops"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def StoreBf16BitsPass : Pass<"amp-store-bf16-bits"> {
+  let summary = "Store the 16-bit integers of a bf16 vector instead of the "
+                "bf16 vector (LLVM dialect)";
+  let description = [{
+    Rewrites `llvm.store (llvm.bitcast %x : vector<N x i16> to
+    vector<N x bf16>)` to `llvm.store %x`: the same bits to the same
+    address. Upstream's bf16 `truncf` expansion ends in such a bitcast, and
+    on a CPU without AVX512_BF16 LLVM 22's x86 back end legalizes a stored
+    `<N x bfloat>` lane by lane (16 extracts, shifts and 16-bit stores per
+    vector; a whole fused loop of stores and selects turns scalar), while it
+    stores `<N x i16>` with one instruction. LLVM's own InstCombine does not
+    fold the bitcast into the store. Runs after the conversion to the LLVM
+    dialect (amp-lower-to-llvm with bf16 conversions expanded).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def VectorizeElementwisePass
     : Pass<"amp-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Run elementwise linalg ops on buffers as vector loads, "
