@@ -1,10 +1,11 @@
 //===- StoreBf16Bits.cpp - Store bf16 vectors as their integer bits -------===//
 //
-// amp-store-bf16-bits: an `llvm.store` of a bf16 vector that a bitcast made
-// from an i16 vector stores the i16 vector instead. LLVM 22 scalarizes a
-// stored <N x bfloat> on x86 without AVX512_BF16 (docs/lowering.md), and
-// its InstCombine leaves the bitcast in place; the integer store is one
-// instruction.
+// amp-store-bf16-bits: an `llvm.store` of bf16 values whose i16 bits are at
+// hand (a bitcast from i16, a constant) stores the bits instead. LLVM 22
+// scalarizes a stored <N x bfloat> on x86 without AVX512_BF16
+// (docs/passes.md), also one its loop vectorizer makes from scalar bf16
+// stores, and its InstCombine leaves the bitcast in place; the integer
+// store is one instruction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -23,24 +25,59 @@ using namespace mlir;
 
 namespace {
 
-/// store (bitcast %x : vector<N x i16> to vector<N x bf16>) -> store %x.
-struct StoreBitcastSource : OpRewritePattern<LLVM::StoreOp> {
+/// `type` with its bf16 elements (or itself, when it is bf16) as i16.
+static Type asI16(Type type) {
+  Type i16 = IntegerType::get(type.getContext(), 16);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(i16);
+  return i16;
+}
+
+static bool isBf16OrVectorOfBf16(Type type) {
+  return getElementTypeOrSelf(type).isBF16();
+}
+
+/// The i16 bits `stored` holds, when they are at hand: the source of a
+/// bitcast from i16 lanes, or a bf16 constant's bits as a new constant.
+static Value bitsOf(Value stored, PatternRewriter &rewriter) {
+  if (auto cast = stored.getDefiningOp<LLVM::BitcastOp>()) {
+    Type from = cast.getArg().getType();
+    return from == asI16(stored.getType()) ? cast.getArg() : Value();
+  }
+  auto constant = stored.getDefiningOp<LLVM::ConstantOp>();
+  if (!constant)
+    return Value();
+  Type bits = asI16(stored.getType());
+  Attribute value;
+  if (auto scalar = dyn_cast<FloatAttr>(constant.getValue()))
+    value = rewriter.getIntegerAttr(bits, scalar.getValue().bitcastToAPInt());
+  else if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue()))
+    value = dense.bitcast(rewriter.getIntegerType(16));
+  if (!value)
+    return Value();
+  return LLVM::ConstantOp::create(rewriter, constant.getLoc(), bits,
+                                  cast<TypedAttr>(value));
+}
+
+/// store (bitcast %x : i16 lanes to bf16 lanes) -> store %x; store of a
+/// bf16 constant -> store of its bits. Scalars too: LLVM's loop vectorizer
+/// makes <N x bfloat> stores of them.
+struct StoreBitsOfBf16 : OpRewritePattern<LLVM::StoreOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(LLVM::StoreOp op,
                                 PatternRewriter &rewriter) const override {
-    auto cast = op.getValue().getDefiningOp<LLVM::BitcastOp>();
-    if (!cast)
-      return rewriter.notifyMatchFailure(op, "not a stored bitcast");
-    auto to = dyn_cast<VectorType>(cast.getType());
-    auto from = dyn_cast<VectorType>(cast.getArg().getType());
-    if (!to || !from || !to.getElementType().isBF16() ||
-        !from.getElementType().isInteger(16))
-      return rewriter.notifyMatchFailure(op, "not an i16 -> bf16 vector");
-    rewriter.modifyOpInPlace(
-        op, [&] { op.getValueMutable().assign(cast.getArg()); });
-    if (cast->use_empty())
-      rewriter.eraseOp(cast);
+    Value stored = op.getValue();
+    if (!isBf16OrVectorOfBf16(stored.getType()))
+      return rewriter.notifyMatchFailure(op, "not a bf16 store");
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    Value bits = bitsOf(stored, rewriter);
+    if (!bits)
+      return rewriter.notifyMatchFailure(op, "no i16 bits at hand");
+    rewriter.modifyOpInPlace(op, [&] { op.getValueMutable().assign(bits); });
+    if (Operation *def = stored.getDefiningOp(); def && def->use_empty())
+      rewriter.eraseOp(def);
     return success();
   }
 };
@@ -51,7 +88,7 @@ struct StoreBf16BitsPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<StoreBitcastSource>(&getContext());
+    patterns.add<StoreBitsOfBf16>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -889,7 +889,9 @@ def StoreBf16BitsPass : Pass<"amp-store-bf16-bits"> {
   let description = [{
     Rewrites `llvm.store (llvm.bitcast %x : vector<N x i16> to
     vector<N x bf16>)` to `llvm.store %x`: the same bits to the same
-    address. Upstream's bf16 `truncf` expansion ends in such a bitcast, and
+    address; the same for a scalar bf16 bitcast from i16 (LLVM's loop
+    vectorizer makes vector stores of those) and for a stored bf16
+    constant, which stores its bits. Upstream's bf16 `truncf` expansion ends in such a bitcast, and
     on a CPU without AVX512_BF16 LLVM 22's x86 back end legalizes a stored
     `<N x bfloat>` lane by lane (16 extracts, shifts and 16-bit stores per
     vector; a whole fused loop of stores and selects turns scalar), while it
