@@ -23,8 +23,6 @@ namespace mlir::amp {
 
 using namespace mlir;
 
-namespace {
-
 /// `type` with its bf16 elements (or itself, when it is bf16) as i16.
 static Type asI16(Type type) {
   Type i16 = IntegerType::get(type.getContext(), 16);
@@ -58,6 +56,8 @@ static Value bitsOf(Value stored, PatternRewriter &rewriter) {
   return LLVM::ConstantOp::create(rewriter, constant.getLoc(), bits,
                                   cast<TypedAttr>(value));
 }
+
+namespace {
 
 /// store (bitcast %x : i16 lanes to bf16 lanes) -> store %x; store of a
 /// bf16 constant -> store of its bits. Scalars too: LLVM's loop vectorizer
