@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -76,8 +77,6 @@ struct StoreBitsOfBf16 : OpRewritePattern<LLVM::StoreOp> {
     if (!bits)
       return rewriter.notifyMatchFailure(op, "no i16 bits at hand");
     rewriter.modifyOpInPlace(op, [&] { op.getValueMutable().assign(bits); });
-    if (Operation *def = stored.getDefiningOp(); def && def->use_empty())
-      rewriter.eraseOp(def);
     return success();
   }
 };
@@ -90,6 +89,14 @@ struct StoreBf16BitsPass
     RewritePatternSet patterns(&getContext());
     patterns.add<StoreBitsOfBf16>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // The bitcasts and constants the stores no longer use (erased after
+    // the walk: the driver must not lose ops it has yet to visit).
+    getOperation()->walk([](Operation *op) {
+      if (isa<LLVM::BitcastOp, LLVM::ConstantOp>(op) &&
+          isBf16OrVectorOfBf16(op->getResult(0).getType()) &&
+          isOpTriviallyDead(op))
+        op->erase();
+    });
   }
 };
 

@@ -58,9 +58,7 @@ void rowToF32(amp_rt_dtype type, const void *src, float *dst, size_t n) {
     convertLowToF32(type == AMP_RT_BF16, static_cast<const uint16_t *>(src),
                     dst, n);
 }
-} // namespace
 
-namespace {
 /// A part of a WidenJob: `rows` rows from `row`, or for a dense job (no
 /// padding on either side) the elements [row, row + rows) of its one long
 /// row.
@@ -69,7 +67,16 @@ struct WidenPiece {
   int64_t row, rows;
 };
 
-bool isDense(const WidenJob &j) { return j.ld == j.cols && j.dstLd == j.cols; }
+int64_t dstLdOf(const WidenJob &j) { return j.dstLd ? j.dstLd : j.cols; }
+
+bool isDense(const WidenJob &j) {
+  return j.ld == j.cols && dstLdOf(j) == j.cols;
+}
+
+/// The elements of a dense job, the rows of another: what pieces cut.
+int64_t unitsOf(const WidenJob &j) {
+  return isDense(j) ? j.rows * j.cols : j.rows;
+}
 
 void widenPiece(const WidenPiece &p) {
   const WidenJob &j = *p.job;
@@ -80,36 +87,34 @@ void widenPiece(const WidenPiece &p) {
     return;
   }
   for (int64_t r = p.row; r < p.row + p.rows; ++r)
-    rowToF32(j.type, s + r * j.ld * es, j.dst + r * j.dstLd, size_t(j.cols));
+    rowToF32(j.type, s + r * j.ld * es, j.dst + r * dstLdOf(j), size_t(j.cols));
 }
 } // namespace
 
-void widenToF32(ThreadPool &pool, const std::vector<WidenJob> &input) {
-  std::vector<WidenJob> jobs(input);
+void widenToF32(ThreadPool &pool, const std::vector<WidenJob> &jobs) {
   int64_t total = 0;
-  for (WidenJob &j : jobs) {
-    if (j.dstLd == 0)
-      j.dstLd = j.cols;
+  for (const WidenJob &j : jobs)
     total += j.rows * j.cols;
-  }
   const int64_t parts = std::min<int64_t>(
       pool.size(), (total + kConvertGrain - 1) / kConvertGrain);
+  if (parts <= 1) {
+    for (const WidenJob &j : jobs)
+      widenPiece({&j, 0, unitsOf(j)});
+    return;
+  }
   // About four pieces per part, cut at row boundaries unless dense.
-  const int64_t target =
-      std::max<int64_t>(1, total / std::max<int64_t>(1, parts * 4));
+  const int64_t target = std::max<int64_t>(1, total / (parts * 4));
   std::vector<WidenPiece> pieces;
   for (const WidenJob &j : jobs) {
-    const int64_t n = isDense(j) ? j.rows * j.cols : j.rows;
     const int64_t step =
         isDense(j)
             ? target
             : std::max<int64_t>(1, target / std::max<int64_t>(1, j.cols));
-    for (int64_t b = 0; b < n; b += step)
+    for (int64_t b = 0, n = unitsOf(j); b < n; b += step)
       pieces.push_back({&j, b, std::min(step, n - b)});
   }
   const int64_t n = int64_t(pieces.size());
-  const int64_t grain = parts <= 1 ? n : (n + parts - 1) / parts;
-  pool.parallelFor(n, std::max<int64_t>(1, grain), [&](int64_t b, int64_t e) {
+  pool.parallelFor(n, (n + parts - 1) / parts, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i)
       widenPiece(pieces[size_t(i)]);
   });
