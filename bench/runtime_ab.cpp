@@ -7,10 +7,13 @@
 // operands, swapping the order every pair, and reports the median of the
 // per-pair speed ratios with its quartiles. docs/performance.md.
 //
-//   amp-bench-runtime-ab OLD.so NEW.so [--pairs=N] SHAPE...
+//   amp-bench-runtime-ab OLD.so NEW.so [--pairs=N] [--old-f32] SHAPE...
 //
 // SHAPE: MxNxK, then any of :ta :tb (transposed A / B), :bf16 :f16 (16-bit
-// inputs, f32 output; default f32), :bN (a batch of N).
+// inputs; default f32), :o16 (the output in the input's 16-bit type, else
+// f32), :bN (a batch of N). --old-f32 runs OLD on the same shape in f32
+// (inputs and output): with one build twice, the 16-bit path against the
+// f32 one without the noise of two runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,7 @@ struct Shape {
   int64_t M = 0, N = 0, K = 0, batch = 1;
   bool ta = false, tb = false;
   amp_rt_dtype in = AMP_RT_F32;
+  bool lowOut = false;
   std::string text;
 };
 
@@ -73,20 +77,23 @@ bool parseShape(const std::string &s, Shape &out) {
       out.in = AMP_RT_BF16;
     else if (flag == "f16")
       out.in = AMP_RT_F16;
+    else if (flag == "o16")
+      out.lowOut = true;
     else if (flag.size() > 1 && flag[0] == 'b' &&
              (out.batch = std::atol(flag.c_str() + 1)) >= 1)
       continue;
     else
       return false;
   }
-  return true;
+  return !out.lowOut || out.in != AMP_RT_F32;
 }
 
 /// What the row measured: "bf16->f32 A^T batch 2".
 std::string describe(const Shape &s) {
-  std::string d = s.in == AMP_RT_BF16  ? "bf16->f32"
-                  : s.in == AMP_RT_F16 ? "f16->f32"
-                                       : "f32->f32";
+  std::string in = s.in == AMP_RT_BF16  ? "bf16"
+                   : s.in == AMP_RT_F16 ? "f16"
+                                        : "f32";
+  std::string d = in + "->" + (s.lowOut ? in : "f32");
   if (s.ta)
     d += " A^T";
   if (s.tb)
@@ -96,26 +103,42 @@ std::string describe(const Shape &s) {
   return d;
 }
 
+/// The operands of one side of a comparison: A, B and C of `s` in `in` /
+/// `out`, every element 1.0.
+struct Operands {
+  std::vector<char> A, B, C;
+  amp_rt_dtype in, out;
+
+  Operands(const Shape &s, amp_rt_dtype in, amp_rt_dtype out)
+      : A(bytes(s.M * s.K * s.batch, in)), B(bytes(s.K * s.N * s.batch, in)),
+        C(bytes(s.M * s.N * s.batch, out)), in(in), out(out) {
+    fillOnes(A, in);
+    fillOnes(B, in);
+  }
+  static size_t bytes(int64_t n, amp_rt_dtype t) {
+    return size_t(n) * (t == AMP_RT_F32 ? 4 : 2);
+  }
+  // 1.0 in every type: f32 0x3f800000, bf16 0x3f80, f16 0x3c00.
+  static void fillOnes(std::vector<char> &v, amp_rt_dtype t) {
+    if (t == AMP_RT_F32)
+      std::fill((float *)v.data(), (float *)(v.data() + v.size()), 1.0f);
+    else
+      std::fill((uint16_t *)v.data(), (uint16_t *)(v.data() + v.size()),
+                uint16_t(t == AMP_RT_BF16 ? 0x3f80 : 0x3c00));
+  }
+};
+
 /// Median and quartiles of new/old speed over `pairs` alternating pairs.
 bool compare(const Shape &s, const Build &oldB, const Build &newB, int pairs,
-             double q[3], double gfs[2]) {
-  size_t es = s.in == AMP_RT_F32 ? 4 : 2;
+             bool oldF32, double q[3], double gfs[2]) {
   int64_t nA = s.M * s.K, nB = s.K * s.N, nC = s.M * s.N;
-  std::vector<char> A(size_t(nA * s.batch) * es), B(size_t(nB * s.batch) * es);
-  std::vector<float> C(size_t(nC * s.batch));
-  // 1.0 in every type: f32 0x3f800000, bf16 0x3f80, f16 0x3c00.
-  if (es == 4) {
-    std::fill((float *)A.data(), (float *)A.data() + nA * s.batch, 1.0f);
-    std::fill((float *)B.data(), (float *)B.data() + nB * s.batch, 1.0f);
-  } else {
-    uint16_t one = s.in == AMP_RT_BF16 ? 0x3f80 : 0x3c00;
-    std::fill((uint16_t *)A.data(), (uint16_t *)A.data() + nA * s.batch, one);
-    std::fill((uint16_t *)B.data(), (uint16_t *)B.data() + nB * s.batch, one);
-  }
+  Operands newOps(s, s.in, s.lowOut ? s.in : AMP_RT_F32);
+  Operands oldOps = oldF32 ? Operands(s, AMP_RT_F32, AMP_RT_F32) : newOps;
   auto run = [&](const Build &b) {
-    return b.gemm(s.in, AMP_RT_F32, s.ta, s.tb, s.M, s.N, s.K, 1.0f, A.data(),
-                  s.ta ? s.M : s.K, nA, B.data(), s.tb ? s.K : s.N, nB, 0.0f,
-                  C.data(), s.N, nC, s.batch);
+    Operands &o = &b == &oldB ? oldOps : newOps;
+    return b.gemm(o.in, o.out, s.ta, s.tb, s.M, s.N, s.K, 1.0f, o.A.data(),
+                  s.ta ? s.M : s.K, nA, o.B.data(), s.tb ? s.K : s.N, nB, 0.0f,
+                  o.C.data(), s.N, nC, s.batch);
   };
   for (const Build *b : {&oldB, &newB})
     for (int i = 0; i < 3; ++i)
@@ -152,6 +175,7 @@ bool compare(const Shape &s, const Build &oldB, const Build &newB, int pairs,
 
 int main(int argc, char **argv) {
   int pairs = 40;
+  bool oldF32 = false;
   std::vector<const char *> libs;
   std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
@@ -159,6 +183,10 @@ int main(int argc, char **argv) {
     Shape s;
     if (a.rfind("--pairs=", 0) == 0 && (pairs = std::atoi(a.c_str() + 8)) > 1)
       continue;
+    if (a == "--old-f32") {
+      oldF32 = true;
+      continue;
+    }
     if (libs.size() < 2 && a.rfind("--", 0) != 0) {
       libs.push_back(argv[i]);
     } else if (parseShape(a, s)) {
@@ -166,15 +194,16 @@ int main(int argc, char **argv) {
     } else {
       std::fprintf(stderr,
                    "amp-bench-runtime-ab: bad argument '%s'\nusage: %s OLD.so "
-                   "NEW.so [--pairs=N] MxNxK[:ta][:tb][:bf16|:f16][:bN]...\n",
+                   "NEW.so [--pairs=N] [--old-f32] "
+                   "MxNxK[:ta][:tb][:bf16|:f16][:o16][:bN]...\n",
                    argv[i], argv[0]);
       return 2;
     }
   }
   if (libs.size() != 2 || shapes.empty()) {
     std::fprintf(stderr,
-                 "usage: %s OLD.so NEW.so [--pairs=N] "
-                 "MxNxK[:ta][:tb][:bf16|:f16][:bN]...\n",
+                 "usage: %s OLD.so NEW.so [--pairs=N] [--old-f32] "
+                 "MxNxK[:ta][:tb][:bf16|:f16][:o16][:bN]...\n",
                  argv[0]);
     return 2;
   }
@@ -188,13 +217,13 @@ int main(int argc, char **argv) {
   std::printf("CPU: %s (cpu family %d, model %d), avx512_bf16: %s\n",
               cpu.model.c_str(), cpu.family, cpu.modelNumber,
               cpu.avx512bf16 ? "yes" : "no");
-  std::printf("old: %s\nnew: %s\nload average at start: %s\n\n", libs[0],
-              libs[1], loadAverage().c_str());
+  std::printf("old: %s%s\nnew: %s\nload average at start: %s\n\n", libs[0],
+              oldF32 ? " (in f32)" : "", libs[1], loadAverage().c_str());
   std::printf("%-22s %-22s %9s %9s   %s\n", "shape", "problem", "old GF/s",
               "new GF/s", "new/old speed: median (quartiles)");
   for (const Shape &s : shapes) {
-    double q[3], gfs[2];
-    if (!compare(s, oldB, newB, pairs, q, gfs))
+    double q[3] = {}, gfs[2] = {};
+    if (!compare(s, oldB, newB, pairs, oldF32, q, gfs))
       return 1;
     std::printf("%-22s %-22s %9.1f %9.1f   %.3f (%.3f-%.3f)\n", s.text.c_str(),
                 describe(s).c_str(), gfs[0], gfs[1], q[1], q[0], q[2]);

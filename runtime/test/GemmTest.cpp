@@ -156,6 +156,20 @@ TEST_P(GemmTest, LargeOperandsWidenedInPieces) {
     }
 }
 
+// A batch of 16-bit outputs above the conversion grain: the widened path
+// stores every matrix of the batch from its f32 result in one parallel
+// region, over the flat elements when C is dense and row by row when its
+// leading dimension (and batch stride) are padded.
+TEST_P(GemmTest, LargeBatchedOutputsStoredInOneRegion) {
+  std::mt19937 rng(29);
+  for (TypePair tp : contractionTypes())
+    for (int64_t pad : {0, 3}) {
+      GemmCase g{130,   129,   9,      17,   pad != 0,
+                 false, tp.in, tp.out, 1.5f, pad ? 0.5f : 0.0f};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, pad)) << "pad " << pad;
+    }
+}
+
 TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
   std::mt19937 rng(6);
   for (TypePair tp : contractionTypes())

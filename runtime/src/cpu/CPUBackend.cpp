@@ -193,10 +193,8 @@ amp_rt_status CPUBackend::widenedGemm(const GemmArgs &g) {
   }
   if (s != AMP_RT_SUCCESS || direct)
     return s;
-  for (int64_t i = 0; i < g.batch; ++i)
-    storeFromF32(pool, c + i * MN, g.N,
-                 static_cast<uint16_t *>(g.C) + i * g.strideC, g.cType, g.ldc,
-                 g.M, g.N, g.alpha, g.beta);
+  storeFromF32(pool, c, g.N, g.C, g.cType, g.ldc, g.M, g.N, g.alpha, g.beta,
+               g.batch, MN, g.strideC);
   return AMP_RT_SUCCESS;
 }
 

@@ -127,7 +127,8 @@ int64_t widenedLd(int64_t cols) {
 
 void storeFromF32(ThreadPool &pool, const float *acc, int64_t accLd, void *dst,
                   amp_rt_dtype type, int64_t dstLd, int64_t rows, int64_t cols,
-                  float alpha, float beta) {
+                  float alpha, float beta, int64_t batch, int64_t accStride,
+                  int64_t dstStride) {
   // dst[0, m) = alpha * a[0, m) + beta * dst[0, m), in blocks.
   auto run = [&](const float *a, int64_t dstOffset, int64_t m) {
     if (type == AMP_RT_F32) {
@@ -156,16 +157,23 @@ void storeFromF32(ThreadPool &pool, const float *acc, int64_t accLd, void *dst,
       convertF32ToLow(bf16, tmp, d + j0, k);
     }
   };
-  if (accLd == cols && dstLd == cols) {
-    pool.parallelFor(rows * cols, kConvertGrain,
+  const int64_t mn = rows * cols;
+  if (accLd == cols && dstLd == cols &&
+      (batch == 1 || (accStride == mn && dstStride == mn))) {
+    pool.parallelFor(batch * mn, kConvertGrain,
                      [&](int64_t b, int64_t e) { run(acc + b, b, e - b); });
     return;
   }
+  // One region over the rows of every matrix: the matrices of a batch are
+  // often each below the grain, and one region per matrix would store them
+  // all on one thread.
   int64_t grain =
       std::max<int64_t>(1, kConvertGrain / std::max<int64_t>(cols, 1));
-  pool.parallelFor(rows, grain, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r)
-      run(acc + r * accLd, r * dstLd, cols);
+  pool.parallelFor(batch * rows, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t m = i / rows, r = i % rows;
+      run(acc + m * accStride + r * accLd, m * dstStride + r * dstLd, cols);
+    }
   });
 }
 

@@ -85,10 +85,13 @@ inline void widenToF32(ThreadPool &pool, amp_rt_dtype type, const void *src,
 int64_t widenedLd(int64_t cols);
 
 /// dst (rows x cols, ld dstLd) = alpha * acc (ld accLd) + beta * dst,
-/// converted to `type`; beta == 0 does not read dst.
+/// converted to `type`; beta == 0 does not read dst. For a batch, matrix i
+/// is at acc + i * accStride and at element i * dstStride of dst; all are
+/// stored in one parallel region.
 void storeFromF32(ThreadPool &pool, const float *acc, int64_t accLd, void *dst,
                   amp_rt_dtype type, int64_t dstLd, int64_t rows, int64_t cols,
-                  float alpha, float beta);
+                  float alpha, float beta, int64_t batch = 1,
+                  int64_t accStride = 0, int64_t dstStride = 0);
 
 } // namespace rt
 } // namespace amp

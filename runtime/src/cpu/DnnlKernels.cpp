@@ -1,34 +1,13 @@
 //===- DnnlKernels.cpp - engine, threads, scratchpad, bf16 probe ----------===//
 
 #include "DnnlState.h"
-
-#include <dlfcn.h>
+#include "ThreadPool.h"
 
 #include <cstdio>
 #include <cstdlib>
 
 namespace amp {
 namespace rt {
-
-namespace {
-/// Symbol `name` of the OpenMP runtime oneDNN already loaded (Debian's
-/// libdnnl links GNU OpenMP), or nullptr: libamp_rt does not link OpenMP
-/// itself, so it works with any compiler and never loads a second runtime.
-/// The global scope comes first: a program that loaded LLVM's libomp
-/// globally (amp-run --parallel) binds oneDNN's GOMP_* calls to it, even
-/// though libgomp.so.1 is loaded too.
-void *ompSymbol(const char *name) {
-  if (void *sym = dlsym(RTLD_DEFAULT, name))
-    return sym;
-  for (const char *lib :
-       {"libgomp.so.1", "libiomp5.so", "libomp.so.5", "libomp.so"}) {
-    if (void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD))
-      if (void *sym = dlsym(h, name))
-        return sym;
-  }
-  return nullptr;
-}
-} // namespace
 
 DnnlKernels::State::State(int threads)
     : engine(dnnl::engine::kind::cpu, 0), stream(engine), threads(threads) {

@@ -2,74 +2,86 @@
 
 #include "ThreadPool.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 
 namespace amp {
 namespace rt {
 
-ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i)
-    workers.emplace_back([this, i] { workerLoop(i); });
-}
-
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
+void *ompSymbol(const char *name) {
+  if (void *sym = dlsym(RTLD_DEFAULT, name))
+    return sym;
+  for (const char *lib :
+       {"libgomp.so.1", "libiomp5.so", "libomp.so.5", "libomp.so"}) {
+    if (void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD))
+      if (void *sym = dlsym(h, name))
+        return sym;
   }
-  wake.notify_all();
-  for (std::thread &t : workers)
-    t.join();
+  return nullptr;
 }
 
-void ThreadPool::workerLoop(int index) {
-  uint64_t seen = 0;
-  for (;;) {
-    const std::function<void(int64_t, int64_t)> *fn;
-    int64_t begin, end;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] { return stopping || generation != seen; });
-      if (stopping)
-        return;
-      seen = generation;
-      fn = job;
-      begin = std::min(jobN, index * jobChunk);
-      end = std::min(jobN, begin + jobChunk);
-    }
+namespace {
+
+/// The parts of the OpenMP runtime's ABI the loops need. GOMP_parallel is
+/// GNU OpenMP's entry for a parallel region; LLVM's and Intel's runtimes
+/// implement it too (that is how Debian's oneDNN runs on them).
+struct OmpApi {
+  void (*parallel)(void (*)(void *), void *, unsigned, unsigned);
+  int (*threadNum)();
+  int (*numThreads)();
+  int (*inParallel)();
+
+  bool available() const {
+    return parallel && threadNum && numThreads && inParallel;
+  }
+};
+
+const OmpApi &ompApi() {
+  static const OmpApi api = {
+      reinterpret_cast<void (*)(void (*)(void *), void *, unsigned, unsigned)>(
+          ompSymbol("GOMP_parallel")),
+      reinterpret_cast<int (*)()>(ompSymbol("omp_get_thread_num")),
+      reinterpret_cast<int (*)()>(ompSymbol("omp_get_num_threads")),
+      reinterpret_cast<int (*)()>(ompSymbol("omp_in_parallel"))};
+  return api;
+}
+
+struct Region {
+  const OmpApi *api;
+  const std::function<void(int64_t, int64_t)> *fn;
+  int64_t n, parts, chunk;
+};
+
+/// The body of the parallel region, on every thread of the team. The team
+/// may be smaller than asked (OMP_DYNAMIC, thread limits): each thread takes
+/// every team-size-th part.
+void runParts(void *data) {
+  const Region &r = *static_cast<const Region *>(data);
+  const int64_t team = std::max(1, r.api->numThreads());
+  for (int64_t p = r.api->threadNum(); p < r.parts; p += team) {
+    const int64_t begin = std::min(r.n, p * r.chunk);
+    const int64_t end = std::min(r.n, begin + r.chunk);
     if (begin < end)
-      (*fn)(begin, end);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (--pending == 0)
-        done.notify_one();
-    }
+      (*r.fn)(begin, end);
   }
 }
+
+} // namespace
 
 void ThreadPool::parallelFor(int64_t n, int64_t grain,
                              const std::function<void(int64_t, int64_t)> &fn) {
   if (n <= 0)
     return;
-  int64_t parts =
+  const int64_t parts =
       std::min<int64_t>(size(), (n + grain - 1) / std::max<int64_t>(grain, 1));
-  if (parts <= 1) {
+  const OmpApi &api = ompApi();
+  if (parts <= 1 || !api.available() || api.inParallel()) {
     fn(0, n);
     return;
   }
-  int64_t chunk = (n + parts - 1) / parts; // workers past `parts` idle
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    job = &fn;
-    jobN = n;
-    jobChunk = chunk;
-    pending = int(workers.size());
-    ++generation;
-  }
-  wake.notify_all();
-  fn(0, std::min(n, chunk)); // the caller takes the first part
-  std::unique_lock<std::mutex> lock(mutex);
-  done.wait(lock, [&] { return pending == 0; });
+  Region region{&api, &fn, n, parts, (n + parts - 1) / parts};
+  api.parallel(runParts, &region, unsigned(parts), 0);
 }
 
 } // namespace rt

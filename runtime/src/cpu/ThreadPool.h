@@ -1,50 +1,47 @@
-//===- ThreadPool.h - fork-join pool for the cpu backend --------*- C++ -*-===//
+//===- ThreadPool.h - fork-join loops for the cpu backend -------*- C++ -*-===//
 //
 // Conversions, im2col and epilogues are memory-bound loops that benefit from
-// a second core. Workers block on a condition variable between jobs (no
-// spinning), so they do not compete with OpenBLAS's own threads.
+// a second core. They run on the OpenMP threads that oneDNN's kernels (and
+// amp-run's generated loops) run on, through the OpenMP runtime oneDNN
+// loaded: a pool of our own put a third thread on two cores while OpenMP's
+// workers still spun after the contraction before, and its conversions ran
+// at up to half their rate (docs/runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_RT_CPU_THREADPOOL_H
 #define AMP_RT_CPU_THREADPOOL_H
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace amp {
 namespace rt {
 
+/// Symbol `name` of the OpenMP runtime oneDNN already loaded (Debian's
+/// libdnnl links GNU OpenMP), or nullptr: libamp_rt does not link OpenMP
+/// itself, so it works with any compiler and never loads a second runtime.
+/// The global scope comes first: a program that loaded LLVM's libomp
+/// globally (amp-run --parallel) binds oneDNN's GOMP_* calls to it, even
+/// though libgomp.so.1 is loaded too.
+void *ompSymbol(const char *name);
+
 class ThreadPool {
 public:
   /// `threads` includes the calling thread; 1 means everything runs inline.
-  explicit ThreadPool(int threads);
-  ~ThreadPool();
-  ThreadPool(const ThreadPool &) = delete;
-  ThreadPool &operator=(const ThreadPool &) = delete;
+  explicit ThreadPool(int threads) : threads(threads < 1 ? 1 : threads) {}
 
-  int size() const { return int(workers.size()) + 1; }
+  int size() const { return threads; }
 
   /// Calls fn(begin, end) on disjoint ranges covering [0, n), each at least
-  /// `grain` long (except the last), and returns when all are done.
+  /// `grain` long (except the last), and returns when all are done. Inside
+  /// another parallel region, or without an OpenMP runtime in the process
+  /// (a oneDNN built without OpenMP), everything runs on the calling thread.
   void parallelFor(int64_t n, int64_t grain,
                    const std::function<void(int64_t, int64_t)> &fn);
 
 private:
-  void workerLoop(int index);
-
-  std::vector<std::thread> workers;
-  std::mutex mutex;
-  std::condition_variable wake, done;
-  const std::function<void(int64_t, int64_t)> *job = nullptr;
-  int64_t jobN = 0, jobChunk = 0;
-  uint64_t generation = 0;
-  int pending = 0;
-  bool stopping = false;
+  int threads;
 };
 
 } // namespace rt
