@@ -99,12 +99,6 @@ static double threadCpuMs() {
   return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * ts.tv_nsec;
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 Trainer::Trainer(const Signature &step, JitFunction &stepCall,
                  const Signature *eval, JitFunction *evalCall,
                  const Dataset &data, const Split &split,
@@ -357,6 +351,24 @@ llvm::Error Trainer::evaluate() {
   return llvm::Error::success();
 }
 
+void Trainer::prepareBenchmark() {
+  fillBatch(data, split.train, 0, *state[step.input], state[step.label].get());
+}
+
+double Trainer::timeBenchmarkCall(double *cpuMs) {
+  AllocStats before = allocStats();
+  resetPeak();
+  Stopwatch watch;
+  double cpu = threadCpuMs();
+  stepCall.call(stepArgs);
+  double t = watch.ms();
+  if (cpuMs)
+    *cpuMs = threadCpuMs() - cpu;
+  peakBytes = std::max(peakBytes, allocStats().peakBytes - before.liveBytes);
+  stepCall.freeResults();
+  return t;
+}
+
 /// One untimed call of the step on the first training batch, then N timed
 /// calls with the same arguments (the results are freed, never applied; a
 /// donated state is updated in place, as in training), so that every call
@@ -365,31 +377,17 @@ llvm::Error Trainer::evaluate() {
 void Trainer::benchmark() {
   if (options.benchSteps <= 0)
     return;
-  HostTensor &input = *state[step.input];
-  fillBatch(data, split.train, 0, input, state[step.label].get());
+  prepareBenchmark();
   std::vector<double> ms, cpuMs;
   for (int64_t i = 0; i <= options.benchSteps; ++i) {
-    AllocStats before = allocStats();
-    resetPeak();
-    Stopwatch watch;
-    double cpu = threadCpuMs();
-    stepCall.call(stepArgs);
-    double t = watch.ms();
-    cpu = threadCpuMs() - cpu;
-    peakBytes = std::max(peakBytes, allocStats().peakBytes - before.liveBytes);
-    stepCall.freeResults();
+    double cpu;
+    double t = timeBenchmarkCall(&cpu);
     if (i > 0) {
       ms.push_back(t);
       cpuMs.push_back(cpu);
     }
   }
-  double wall = median(ms);
-  double batch = static_cast<double>(input.spec.shape[0]);
-  llvm::outs() << llvm::format(
-      "step time: median %.3f ms, min %.3f ms over %zu steps; %.1f "
-      "samples/s\n",
-      wall, *std::min_element(ms.begin(), ms.end()), ms.size(),
-      1000.0 * batch / wall);
+  printStepTime("", ms, step.batchSize());
   // The calling thread's CPU time: what the compiled loops cost without the
   // time other processes took the core away (the runtime's worker threads
   // are not counted).
@@ -398,6 +396,17 @@ void Trainer::benchmark() {
         "amp-run: step cpu time of the calling thread: median %.3f ms, min "
         "%.3f ms\n",
         median(cpuMs), *std::min_element(cpuMs.begin(), cpuMs.end()));
+}
+
+void amp::run::printStepTime(llvm::StringRef prefix,
+                             const std::vector<double> &ms, int64_t batch) {
+  double wall = median(ms);
+  llvm::outs() << prefix
+               << llvm::format(
+                      "step time: median %.3f ms, min %.3f ms over %zu steps; "
+                      "%.1f samples/s\n",
+                      wall, *std::min_element(ms.begin(), ms.end()), ms.size(),
+                      1000.0 * double(batch) / wall);
 }
 
 void Trainer::printSummary(double loweringMs, double jitMs,

@@ -45,6 +45,12 @@ struct TrainOptions {
   double poisonValue = 0.0;
 };
 
+/// Prints `prefix` and "step time: median X ms, min Y ms over N steps; Z
+/// samples/s" for the call times `ms` (not empty) of a step on `batch`
+/// samples: the line benchmarks read.
+void printStepTime(llvm::StringRef prefix, const std::vector<double> &ms,
+                   int64_t batch);
+
 class Trainer {
 public:
   /// `eval` / `evalCall` may be null (no eval function).
@@ -61,6 +67,13 @@ public:
   llvm::Error evaluate();
   /// --bench-steps: times the step on one batch.
   void benchmark();
+  /// The parts of benchmark(), for --bench-against: puts the first training
+  /// batch into the step's input, then times one call of the step (ms; its
+  /// results freed, its peak memory counted).
+  void prepareBenchmark();
+  double timeBenchmarkCall(double *cpuMs = nullptr);
+  int64_t peakMemory() const { return peakBytes; }
+  const Signature &stepSignature() const { return step; }
   /// Peak memory, leaks, and with --timing the training / eval times.
   void printSummary(double loweringMs, double jitMs, double totalMs) const;
 

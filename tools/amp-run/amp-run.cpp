@@ -41,10 +41,13 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <vector>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -200,6 +203,14 @@ static cl::opt<int> benchSteps(
              "(results discarded) and print their median and minimum; "
              "without --steps or --epochs, no training and no evaluation"),
     cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string> benchAgainst(
+    "bench-against",
+    cl::desc("With --bench-steps (and no training): also compile this "
+             "module's step (the same input and label) and alternate the "
+             "timed calls of both steps, swapping their order every pair, "
+             "then print the other step's times and the median speed ratio "
+             "of the pairs: two programs compared in one process"),
+    cl::value_desc("other.mlir"), cl::cat(runCategory));
 static cl::opt<std::string>
     dumpObject("dump-object",
                cl::desc("Write the JIT-compiled object file to this path "
@@ -384,6 +395,9 @@ static llvm::Error checkOptions() {
     return makeError("--opt-level must be 0, 1, 2 or 3");
   if (benchSteps < 0)
     return makeError("--bench-steps must not be negative");
+  if (!benchAgainst.empty() && (benchSteps < 2 || steps > 0 || epochs > 0))
+    return makeError("--bench-against needs --bench-steps of at least 2 and "
+                     "no --steps or --epochs");
   return llvm::Error::success();
 }
 
@@ -421,6 +435,32 @@ static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
     roles.eval = std::move(*eval);
   }
   return roles;
+}
+
+/// Parses `filename` into the (new) `sourceMgr`, whose diagnostic handler
+/// reports its errors, and, with
+/// --carry-rounded-params, runs amp-carry-rounded-params on it.
+static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+parseProgram(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+             const std::string &filename) {
+  std::string errorMessage;
+  auto file = mlir::openInputFile(filename, &errorMessage);
+  if (!file)
+    return makeError("cannot open '" + filename + "': " + errorMessage);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return makeError("cannot parse '" + filename +
+                     "' (see the diagnostics above; amp dialect markers must "
+                     "be lowered first, e.g. by amp-opt --amp)");
+  if (carryRoundedParams) {
+    mlir::PassManager pm(&context);
+    pm.addPass(mlir::amp::createCarryRoundedParamsPass());
+    if (mlir::failed(pm.run(*module)))
+      return makeError("amp-carry-rounded-params failed (see above)");
+  }
+  return module;
 }
 
 /// The training and test splits of the data set the step trains on.
@@ -488,6 +528,81 @@ static llvm::Error train(const Roles &roles, CompiledFunctions &fns,
   return llvm::Error::success();
 }
 
+/// --bench-against: compiles the other module's step like this one, then
+/// alternates timed calls of both on the same batch (one untimed call of
+/// each first), swapping which goes first every pair. On a machine whose
+/// speed drifts between minutes, two runs cannot compare two programs; the
+/// ratio of each pair can.
+static llvm::Error benchAgainstOther(mlir::MLIRContext &context,
+                                     const Roles &roles, CompiledFunctions &fns,
+                                     const Dataset &data, const Split &split,
+                                     const CompileOptions &compile,
+                                     double loweringMs,
+                                     const Stopwatch &total) {
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  auto other = parseProgram(context, sourceMgr, benchAgainst);
+  if (!other)
+    return other.takeError();
+  auto otherRoles = findRoles(**other);
+  if (!otherRoles)
+    return otherRoles.takeError();
+  const Signature &a = roles.step, &b = otherRoles->step;
+  for (auto [role, i, j] : {std::tuple{"input", a.input, b.input},
+                            std::tuple{"label", a.label, b.label}})
+    if (a.args[i].spec.shape != b.args[j].spec.shape)
+      return makeError(llvm::Twine("--bench-against: the ") + role + " of @" +
+                       b.name + " in '" + benchAgainst + "', " +
+                       b.args[j].spec.str() + ", is not shaped like that of @" +
+                       a.name + ", " + a.args[i].spec.str());
+  prepareForJit(otherRoles->stepFn, compile);
+  if (auto err = lowerToLLVM(**other, compile))
+    return err;
+  otherRoles->evalFn = {};
+  otherRoles->eval.reset();
+  CompiledFunctions otherFns;
+  if (auto err = jitFunctions(**other, *otherRoles, compile, otherFns))
+    return err;
+
+  TrainOptions flags = trainOptions();
+  Trainer mine(a, *fns.step, nullptr, nullptr, data, split, flags);
+  Trainer theirs(b, *otherFns.step, nullptr, nullptr, data, split, flags);
+  if (auto err = mine.prepare())
+    return err;
+  if (!quiet)
+    llvm::outs() << "against " << benchAgainst << ":\n";
+  if (auto err = theirs.prepare())
+    return err;
+  mine.prepareBenchmark();
+  theirs.prepareBenchmark();
+  mine.timeBenchmarkCall();
+  theirs.timeBenchmarkCall();
+  std::vector<double> myMs, theirMs, ratios;
+  for (int i = 0; i < benchSteps; ++i) {
+    double t0, t1;
+    if (i % 2) {
+      t1 = theirs.timeBenchmarkCall();
+      t0 = mine.timeBenchmarkCall();
+    } else {
+      t0 = mine.timeBenchmarkCall();
+      t1 = theirs.timeBenchmarkCall();
+    }
+    myMs.push_back(t0);
+    theirMs.push_back(t1);
+    ratios.push_back(t1 / t0);
+  }
+  int64_t batch = a.batchSize();
+  printStepTime("", myMs, batch);
+  printStepTime("against: ", theirMs, batch);
+  llvm::outs() << llvm::format(
+      "speed against %s: median %.3fx (quartiles %.3f-%.3f) over %zu pairs\n",
+      benchAgainst.c_str(), median(ratios), quantile(ratios, 0.25),
+      quantile(ratios, 0.75), ratios.size());
+  mine.printSummary(loweringMs, fns.jitMs, total.ms());
+  llvm::outs() << "against: peak memory " << theirs.peakMemory() << " bytes\n";
+  return llvm::Error::success();
+}
+
 static llvm::Error run() {
   Stopwatch total;
   if (auto err = checkOptions())
@@ -499,26 +614,12 @@ static llvm::Error run() {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::MLIRContext context(registry);
-  std::string errorMessage;
-  auto file = mlir::openInputFile(inputFilename, &errorMessage);
-  if (!file)
-    return makeError("cannot open '" + inputFilename + "': " + errorMessage);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  auto module = parseProgram(context, sourceMgr, inputFilename);
   if (!module)
-    return makeError("cannot parse '" + inputFilename +
-                     "' (see the diagnostics above; amp dialect markers must "
-                     "be lowered first, e.g. by amp-opt --amp)");
-  if (carryRoundedParams) {
-    mlir::PassManager pm(&context);
-    pm.addPass(mlir::amp::createCarryRoundedParamsPass());
-    if (mlir::failed(pm.run(*module)))
-      return makeError("amp-carry-rounded-params failed (see above)");
-  }
-  auto roles = findRoles(*module);
+    return module.takeError();
+  auto roles = findRoles(**module);
   if (!roles)
     return roles.takeError();
 
@@ -537,18 +638,21 @@ static llvm::Error run() {
   for (mlir::func::FuncOp fn : {roles->stepFn, roles->evalFn})
     if (fn)
       prepareForJit(fn, compile);
-  if (auto err = lowerToLLVM(*module, compile))
+  if (auto err = lowerToLLVM(**module, compile))
     return err;
   double loweringMs = lowering.ms();
   if (printLowered) {
-    module->print(llvm::outs());
+    (*module)->print(llvm::outs());
     llvm::outs() << "\n";
     return llvm::Error::success();
   }
 
   CompiledFunctions fns;
-  if (auto err = jitFunctions(*module, *roles, compile, fns))
+  if (auto err = jitFunctions(**module, *roles, compile, fns))
     return err;
+  if (!benchAgainst.empty())
+    return benchAgainstOther(context, *roles, fns, data, split, compile,
+                             loweringMs, total);
   return train(*roles, fns, data, split, loweringMs, total);
 }
 
