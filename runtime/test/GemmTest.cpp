@@ -159,14 +159,30 @@ TEST_P(GemmTest, LargeOperandsWidenedInPieces) {
 // A batch of 16-bit outputs above the conversion grain: the widened path
 // stores every matrix of the batch from its f32 result in one parallel
 // region, over the flat elements when C is dense and row by row when its
-// leading dimension (and batch stride) are padded.
+// leading dimension (and batch stride) are padded. (Matrices this short in
+// K are below the per-matrix path's size.)
 TEST_P(GemmTest, LargeBatchedOutputsStoredInOneRegion) {
   std::mt19937 rng(29);
   for (TypePair tp : contractionTypes())
     for (int64_t pad : {0, 3}) {
-      GemmCase g{130,   129,   9,      17,   pad != 0,
+      GemmCase g{130,   129,   4,      17,   pad != 0,
                  false, tp.in, tp.out, 1.5f, pad ? 0.5f : 0.0f};
       ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, pad)) << "pad " << pad;
+    }
+}
+
+// A batch of mid-sized matrices: where 16-bit operands are widened, each
+// thread widens, multiplies and stores whole matrices in turn
+// (widenedGemmPerMatrix), with transposes, padded leading dimensions,
+// alpha / beta, 16-bit outputs and a broadcast operand widened once.
+TEST_P(GemmTest, BatchOfMidSizedMatrices) {
+  std::mt19937 rng(31);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t) {
+      GemmCase g{64,    72,     40,    7,    (t & 1) != 0, (t & 2) != 0,
+                 tp.in, tp.out, 0.75f, 0.5f, t == 1,       t == 2};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/t == 3 ? 5 : 0))
+          << "case " << t;
     }
 }
 

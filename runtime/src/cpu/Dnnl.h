@@ -44,6 +44,11 @@ public:
   /// AMP_RT_ERROR_UNSUPPORTED when oneDNN has no primitive for it, so that
   /// the caller can fall back.
   amp_rt_status gemm(const GemmArgs &g);
+  /// One f32 GEMM of a batch (GemmArgs with batch 1, abType and cType F32)
+  /// on the calling thread alone: oneDNN's sgemm, called from inside a
+  /// parallel region, which it does not split further. False if it fails
+  /// (the caller reports it: errors are per thread).
+  static bool sgemmOnThisThread(const GemmArgs &g);
   /// Backend::conv with inType F32 (outType F32) or BF16 (F32 or BF16);
   /// AMP_RT_ERROR_UNSUPPORTED as for gemm.
   amp_rt_status conv(ConvDirection dir, const ConvProblem &p,

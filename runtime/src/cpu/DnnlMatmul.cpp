@@ -186,5 +186,12 @@ amp_rt_status DnnlKernels::gemm(const GemmArgs &g) {
   });
 }
 
+bool DnnlKernels::sgemmOnThisThread(const GemmArgs &g) {
+  return dnnl_sgemm(g.transA ? 'T' : 'N', g.transB ? 'T' : 'N', g.M, g.N, g.K,
+                    g.alpha, static_cast<const float *>(g.A), g.lda,
+                    static_cast<const float *>(g.B), g.ldb, g.beta,
+                    static_cast<float *>(g.C), g.ldc) == dnnl_success;
+}
+
 } // namespace rt
 } // namespace amp
