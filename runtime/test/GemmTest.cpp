@@ -186,6 +186,21 @@ TEST_P(GemmTest, BatchOfMidSizedMatrices) {
     }
 }
 
+// A tall A and a small B (a classifier's few outputs): the widened path
+// runs A's rows in blocks that share one widened B, and the rows past the
+// last whole block on their own; every transpose, a padded leading
+// dimension, alpha / beta.
+TEST_P(GemmTest, TallTimesNarrowInRowBlocks) {
+  std::mt19937 rng(37);
+  for (TypePair tp : contractionTypes())
+    for (int t = 0; t < 4; ++t) {
+      GemmCase g{700,          5,     600,    1,     (t & 1) != 0,
+                 (t & 2) != 0, tp.in, tp.out, 1.25f, t == 3 ? 0.5f : 0.0f};
+      ASSERT_NO_FATAL_FAILURE(runGemm(g, rng, /*pad=*/t == 3 ? 3 : 0))
+          << "case " << t;
+    }
+}
+
 TEST_P(GemmTest, BroadcastEitherOrBothOperands) {
   std::mt19937 rng(6);
   for (TypePair tp : contractionTypes())

@@ -166,9 +166,43 @@ bool CPUBackend::smallMatrices(const GemmArgs &g) const {
          g.M * g.N * g.K >= kPerMatrixMinMacs;
 }
 
+/// A GEMM whose B is small next to a tall A (a classifier's few outputs,
+/// its weight gradient) as a batch of row blocks of A sharing B, for
+/// widenedGemmPerMatrix: each block's f32 copy is read back from the cache.
+/// The rows beyond the last whole block are `rest` (M 0 if none).
+static bool asRowBlocks(const GemmArgs &g, int threads, GemmArgs &blocks,
+                        GemmArgs &rest) {
+  const int64_t rowBytes = 4 * (g.K + (g.cType == AMP_RT_F32 ? 0 : g.N));
+  const int64_t rows =
+      std::max<int64_t>(16, (kCachedMatrixBytes / 2 / rowBytes) & ~15);
+  if (g.batch != 1 || 4 * g.K * g.N > kCachedMatrixBytes / 2 ||
+      g.M < 2 * threads * rows || g.M * rowBytes <= 2 * kCachedMatrixBytes)
+    return false;
+  const size_t es = dtypeSize(g.abType), cs = dtypeSize(g.cType);
+  blocks = rest = g;
+  blocks.M = rows;
+  blocks.batch = g.M / rows;
+  blocks.strideA = g.transA ? rows : rows * g.lda;
+  blocks.strideB = 0;
+  blocks.strideC = rows * g.ldc;
+  const int64_t done = blocks.batch * rows;
+  rest.M = g.M - done;
+  rest.A = static_cast<const char *>(g.A) +
+           (g.transA ? done : done * g.lda) * int64_t(es);
+  rest.C = static_cast<char *>(g.C) + done * g.ldc * int64_t(cs);
+  return true;
+}
+
 amp_rt_status CPUBackend::widenedGemm(const GemmArgs &g) {
   if (smallMatrices(g))
     return widenedGemmPerMatrix(g);
+  GemmArgs blocks, rest;
+  if (asRowBlocks(g, pool.size(), blocks, rest)) {
+    amp_rt_status s = widenedGemmPerMatrix(blocks);
+    if (s != AMP_RT_SUCCESS || rest.M == 0)
+      return s;
+    return widenedGemm(rest);
+  }
   const int64_t aRows = g.transA ? g.K : g.M, aCols = g.transA ? g.M : g.K;
   const int64_t bRows = g.transB ? g.N : g.K, bCols = g.transB ? g.K : g.N;
   // Padded rows keep oneDNN's AVX2 no-copy sgemm off cache-set conflicts
