@@ -7,6 +7,7 @@
 // scripts/lower-to-llvm.sh runs through amp-opt), JIT-compiles it with
 // MLIR's ExecutionEngine and trains on a data set on the CPU. See
 // docs/amp-run.md. This file holds the command line and the run's steps;
+// Program.cpp parses a module and finds and JIT-compiles its functions,
 // Compile.cpp lowers and JIT-compiles, Trainer.cpp trains, evaluates and
 // times, JitFunction.cpp calls the compiled code.
 //
@@ -16,6 +17,7 @@
 #include "Dataset.h"
 #include "Error.h"
 #include "JitFunction.h"
+#include "Program.h"
 #include "Signature.h"
 #include "Stopwatch.h"
 #include "Trainer.h"
@@ -259,38 +261,6 @@ static cl::opt<double>
 // The run
 //===----------------------------------------------------------------------===//
 
-static llvm::Expected<mlir::func::FuncOp>
-selectFunction(mlir::ModuleOp module, StringRef name, StringRef role,
-               StringRef flag, bool required) {
-  if (!name.empty()) {
-    auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
-    if (!fn)
-      return makeError("no function @" + name + " (from --" + flag +
-                       ") in the module");
-    return fn;
-  }
-  llvm::SmallVector<mlir::func::FuncOp> candidates;
-  for (auto fn : module.getOps<mlir::func::FuncOp>())
-    if (hasResultRole(fn, role))
-      candidates.push_back(fn);
-  if (candidates.size() > 1) {
-    std::string names;
-    for (auto fn : candidates)
-      names += " @" + fn.getSymName().str();
-    return makeError("several functions have a result of amp.role \"" + role +
-                     "\":" + names + "; choose one with --" + flag + "=NAME");
-  }
-  if (candidates.empty()) {
-    if (required)
-      return makeError("no function has a result of amp.role \"" + role +
-                       "\"; annotate the training step (docs/training-step.md) "
-                       "or name it with --" +
-                       flag + "=NAME");
-    return mlir::func::FuncOp();
-  }
-  return candidates.front();
-}
-
 /// Loads --data; checks it against the step's input and label.
 static llvm::Expected<Dataset> loadData(const Signature &step) {
   if (dataSpec.empty())
@@ -401,68 +371,6 @@ static llvm::Error checkOptions() {
   return llvm::Error::success();
 }
 
-/// The step (required) and the eval function (optional) of `module`, by
-/// --step / --eval or by the roles of their results.
-struct Roles {
-  mlir::func::FuncOp stepFn, evalFn;
-  Signature step;
-  std::optional<Signature> eval;
-};
-
-static llvm::Expected<Roles> findRoles(mlir::ModuleOp module) {
-  Roles roles;
-  auto stepFn = selectFunction(module, stepName, "loss", "step", true);
-  if (!stepFn)
-    return stepFn.takeError();
-  roles.stepFn = *stepFn;
-  auto step = analyzeStep(roles.stepFn);
-  if (!step)
-    return step.takeError();
-  roles.step = std::move(*step);
-  if (evalName == "none")
-    return roles;
-  auto evalFn = selectFunction(module, evalName, "logits", "eval", false);
-  if (!evalFn)
-    return evalFn.takeError();
-  roles.evalFn = *evalFn;
-  if (roles.evalFn == roles.stepFn)
-    return makeError("the step and the eval function are both @" +
-                     roles.step.name);
-  if (roles.evalFn) {
-    auto eval = analyzeEval(roles.evalFn, roles.step);
-    if (!eval)
-      return eval.takeError();
-    roles.eval = std::move(*eval);
-  }
-  return roles;
-}
-
-/// Parses `filename` into the (new) `sourceMgr`, whose diagnostic handler
-/// reports its errors, and, with
-/// --carry-rounded-params, runs amp-carry-rounded-params on it.
-static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-parseProgram(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
-             const std::string &filename) {
-  std::string errorMessage;
-  auto file = mlir::openInputFile(filename, &errorMessage);
-  if (!file)
-    return makeError("cannot open '" + filename + "': " + errorMessage);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return makeError("cannot parse '" + filename +
-                     "' (see the diagnostics above; amp dialect markers must "
-                     "be lowered first, e.g. by amp-opt --amp)");
-  if (carryRoundedParams) {
-    mlir::PassManager pm(&context);
-    pm.addPass(mlir::amp::createCarryRoundedParamsPass());
-    if (mlir::failed(pm.run(*module)))
-      return makeError("amp-carry-rounded-params failed (see above)");
-  }
-  return module;
-}
-
 /// The training and test splits of the data set the step trains on.
 static llvm::Error loadTrainingData(const Signature &step, Dataset &data,
                                     Split &split) {
@@ -475,38 +383,6 @@ static llvm::Error loadTrainingData(const Signature &step, Dataset &data,
     return makeError("the training set has " + llvm::Twine(split.train.size()) +
                      " samples, fewer than one batch of " +
                      llvm::Twine(step.batchSize()));
-  return llvm::Error::success();
-}
-
-/// The step and eval functions, JIT-compiled.
-struct CompiledFunctions {
-  std::unique_ptr<mlir::ExecutionEngine> engine;
-  std::optional<JitFunction> step, eval;
-  double jitMs = 0;
-};
-
-/// JIT-compiles the lowered module and looks up the functions of `roles`.
-static llvm::Error jitFunctions(mlir::ModuleOp module, const Roles &roles,
-                                const CompileOptions &compile,
-                                CompiledFunctions &out) {
-  Stopwatch jitting;
-  auto engine = jitCompile(module, compile);
-  if (!engine)
-    return engine.takeError();
-  out.engine = std::move(*engine);
-  auto stepPacked = lookupFunction(*out.engine, roles.step.name);
-  if (!stepPacked)
-    return stepPacked.takeError();
-  out.step.emplace(roles.step, *stepPacked);
-  if (roles.eval) {
-    auto packed = lookupFunction(*out.engine, roles.eval->name);
-    if (!packed)
-      return packed.takeError();
-    out.eval.emplace(*roles.eval, *packed);
-  }
-  if (!compile.dumpObject.empty())
-    out.engine->dumpToObjectFile(compile.dumpObject);
-  out.jitMs = jitting.ms();
   return llvm::Error::success();
 }
 
@@ -541,10 +417,11 @@ static llvm::Error benchAgainstOther(mlir::MLIRContext &context,
                                      const Stopwatch &total) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  auto other = parseProgram(context, sourceMgr, benchAgainst);
+  auto other =
+      parseProgram(context, sourceMgr, benchAgainst, carryRoundedParams);
   if (!other)
     return other.takeError();
-  auto otherRoles = findRoles(**other);
+  auto otherRoles = findRoles(**other, stepName, evalName);
   if (!otherRoles)
     return otherRoles.takeError();
   const Signature &a = roles.step, &b = otherRoles->step;
@@ -616,10 +493,11 @@ static llvm::Error run() {
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  auto module = parseProgram(context, sourceMgr, inputFilename);
+  auto module =
+      parseProgram(context, sourceMgr, inputFilename, carryRoundedParams);
   if (!module)
     return module.takeError();
-  auto roles = findRoles(**module);
+  auto roles = findRoles(**module, stepName, evalName);
   if (!roles)
     return roles.takeError();
 
