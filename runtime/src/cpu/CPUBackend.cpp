@@ -291,8 +291,10 @@ amp_rt_status CPUBackend::widenedGemmPerMatrix(const GemmArgs &g) {
     float *a = sharedA ? sharedA : mine;
     float *b = sharedB ? sharedB : mine + (sharedA ? 0 : aSize);
     float *c = mine + (sharedA ? 0 : aSize) + (sharedB ? 0 : bSize);
+    std::vector<WidenJob> jobs;
+    jobs.reserve(2);
     for (int64_t i = begin; i < end; ++i) {
-      std::vector<WidenJob> jobs;
+      jobs.clear();
       if (!sharedA)
         jobs.push_back({g.abType,
                         static_cast<const char *>(g.A) + i * g.strideA * es,
