@@ -5,12 +5,14 @@ For each model, amp-gen-model emits the step; the f32 program is the
 marker-free one as generated (--no-markers), the bf16 one is
 `amp-opt --amp='mode=bf16'` of the marked one. Both run with
 
-    amp-run FILE --fast --data=synthetic:C --steps=3 --bench-steps=N --eval=none --timing
+    amp-run FILE --fast --data=synthetic:C --synthetic-samples=5*batch --steps=3 \
+        --bench-steps=N --eval=none --timing
 
 in interleaved rounds (f32, bf16, f32, bf16, ...); the best of the rounds'
 median step times is reported, with the peak memory amp-run prints. Then
 
-    amp-run BF16 --fast --data=synthetic:C --bench-steps=M --eval=none --bench-against=F32
+    amp-run BF16 --fast --data=synthetic:C --synthetic-samples=5*batch \
+        --bench-steps=M --eval=none --bench-against=F32
 
 times both steps in one process, their calls alternated (M = max(N, 20)
 pairs): the median of the per-pair ratios ("1-proc") is the speed-up the goal
@@ -210,6 +212,11 @@ def main():
     try:
         for name, margs in models.items():
             classes = margs[margs.index("--classes") + 1]
+            # Enough samples for the 3 training steps (80% train split):
+            # generating amp-run's default 2048 synthetic samples of the
+            # transformer's 65536 features takes seconds per run.
+            samples = "--synthetic-samples=%d" % (
+                5 * int(margs[margs.index("--batch") + 1]))
             marked = os.path.join(tmp, name + ".mlir")
             files = {"f32": os.path.join(tmp, name + ".f32.mlir"),
                      "bf16": os.path.join(tmp, name + ".bf16.mlir")}
@@ -231,7 +238,7 @@ def main():
             for _ in range(args.rounds):
                 for v in ("f32", "bf16"):
                     cmd = [amp_run, files[v], "--fast",
-                           "--data=synthetic:" + classes, "--steps=3",
+                           "--data=synthetic:" + classes, samples, "--steps=3",
                            "--bench-steps=%d" % args.bench_steps, "--eval=none",
                            "--timing"]
                     try:
@@ -255,7 +262,7 @@ def main():
             # not depend on how the machine's speed drifts between runs.
             paired = None
             cmd = [amp_run, files["bf16"], "--fast",
-                   "--data=synthetic:" + classes,
+                   "--data=synthetic:" + classes, samples,
                    "--bench-steps=%d" % max(args.bench_steps, 20),
                    "--eval=none", "--bench-against=" + files["f32"]]
             try:
