@@ -186,9 +186,11 @@ def main():
            os.environ.get("AMP_RT_NUM_THREADS", "<unset>"),
            os.environ.get("OPENBLAS_CORETYPE", "unset")))
     print("load average at start: %s" % load_avg())
-    print("amp-run FILE --fast --data=synthetic:C --steps=3 --bench-steps=%d "
-          "--eval=none; best of %d interleaved rounds of the median step time"
-          % (args.bench_steps, args.rounds))
+    print("amp-run FILE --fast --data=synthetic:C --synthetic-samples=5*batch "
+          "--steps=3 --bench-steps=%d --eval=none; best of %d interleaved "
+          "rounds of the median step time; 1-proc: amp-run BF16 ... "
+          "--bench-steps=%d --bench-against=F32"
+          % (args.bench_steps, args.rounds, max(args.bench_steps, 20)))
 
     probe = run([amp_run, "--help"])
     if "bench-steps" not in probe.stdout or "fast" not in probe.stdout:
