@@ -42,9 +42,11 @@ private:
 /// else OPENBLAS_NUM_THREADS, else every core.
 int cpuThreadCount();
 
-// Elements per task. Waking a pool thread costs tens of microseconds (and
+// Elements per task. Waking a sleeping thread costs tens of microseconds (and
 // OpenBLAS keeps its threads spinning for a while after each sgemm), so only
-// conversions much larger than that are split; measured in bench/gemm_cpu.
+// conversions much larger than that are split; measured in bench/gemm_cpu
+// when the loops had a pool of their own (now OpenMP's threads,
+// ThreadPool.h).
 constexpr int64_t kConvertGrain = 1 << 18;
 
 inline bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
