@@ -24,13 +24,16 @@ class Rng {
 public:
   explicit Rng(uint64_t seed) : state(seed) {}
   uint64_t next();
+  /// The generator `n` calls of next() ahead (SplitMix64 only counts): what
+  /// lets a stream be drawn in parallel pieces, value for value.
+  Rng ahead(uint64_t n) const { return Rng(state + n * 0x9e3779b97f4a7c15ULL); }
   /// Uniform in [0, 1), 53 random bits.
   double uniform();
   /// Uniform in [lo, hi).
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   /// Uniform integer in [0, n), n > 0.
   uint64_t below(uint64_t n);
-  /// Standard normal (Box-Muller).
+  /// Standard normal (Box-Muller): two calls of next().
   double normal();
 
 private:
