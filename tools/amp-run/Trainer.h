@@ -73,7 +73,6 @@ public:
   void prepareBenchmark();
   double timeBenchmarkCall(double *cpuMs = nullptr);
   int64_t peakMemory() const { return peakBytes; }
-  const Signature &stepSignature() const { return step; }
   /// Peak memory, leaks, and with --timing the training / eval times.
   void printSummary(double loweringMs, double jitMs, double totalMs) const;
 
