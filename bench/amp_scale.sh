@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Scale benchmark of the AMP pipeline: generated MLP training steps of about
-# 10k, 100k and 1M ops. For each size, bench/amp_pass_time.sh measures the
-# passes of `amp-opt --amp` and upstream `mlir-opt --canonicalize` on the
-# same input (--mlir-timing, best of REPEAT interleaved rounds), and
+# 10k, 100k and 1M ops (bench/amp_pass_time.sh's inputs). It times the
+# passes of `amp-opt --amp` and upstream `mlir-opt --canonicalize` on each
+# (--mlir-timing, best of REPEAT rounds, each round running every size with
+# both tools, so that the growth compares sizes timed side by side), and
 # /usr/bin/time the peak resident memory of one run of each. Prints one
 # table: ops, AMP pass time, canonicalize time, their ratio, the growth of
 # both times from the size before (linear growth: x10 ops -> <= x11 time),
@@ -22,31 +23,70 @@ if [[ ! -x /usr/bin/time ]]; then
   exit 2
 fi
 
-printf '%-9s %-10s %-12s %-8s %-12s %-12s %-12s %-12s\n' ops "amp (s)" \
-  "canon (s)" ratio "amp growth" "canon growth" "amp RSS MB" "canon RSS MB"
-prev_ops="" prev_amp="" prev_can=""
-for layers in "${sizes[@]}"; do
-  out=$(KEEP=1 bash "$root/bench/amp_pass_time.sh" "$layers")
-  tmp=$(sed -n 's/^keeping //p' <<< "$out")
-  ops=$(awk '$1 == "ops:" { print $2 }' <<< "$out")
-  amp=$(awk '/amp-opt --amp:/ { print $4 }' <<< "$out")
-  can=$(awk '/mlir-opt --canonicalize:/ { print $4 }' <<< "$out")
-  AMP_OPT=${AMP_OPT:-$root/build/bin/amp-opt}
-  MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
-  amp_rss=$(/usr/bin/time -f %M "$AMP_OPT" "$tmp/mlp.mlir" --amp -o /dev/null 2>&1 >/dev/null | tail -1)
-  can_rss=$(/usr/bin/time -f %M "$MLIR_OPT" "$tmp/mlp.mlir" --canonicalize -o /dev/null 2>&1 >/dev/null | tail -1)
-  rm -rf "$tmp"
-  growth="-" cgrowth="-"
-  if [[ -n $prev_amp ]]; then
-    growth=$(awk -v a="$amp" -v p="$prev_amp" -v n="$ops" -v q="$prev_ops" \
-      'BEGIN { printf "%.1fx/%.1fx", a / p, n / q }')
-    cgrowth=$(awk -v a="$can" -v p="$prev_can" 'BEGIN { printf "%.1fx", a / p }')
-  fi
-  awk -v n="$ops" -v a="$amp" -v c="$can" -v g="$growth" -v cg="$cgrowth" \
-    -v ar="$amp_rss" -v cr="$can_rss" \
-    'BEGIN { printf "%-9d %-10.4f %-12.4f %-8.2f %-12s %-12s %-12.0f %-12.0f\n", n, a, c, a / c, g, cg, ar / 1024, cr / 1024 }'
-  prev_ops=$ops prev_amp=$amp prev_can=$can
+AMP_OPT=${AMP_OPT:-$root/build/bin/amp-opt}
+MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
+for tool in "$AMP_OPT" "$MLIR_OPT"; do
+  [[ -x $tool ]] || { echo "amp_scale.sh: tool not found: $tool" >&2; exit 2; }
 done
-echo "amp = the passes of amp-opt --amp; canon = mlir-opt --canonicalize;"
-echo "amp growth = AMP time / AMP time of the size before, against the op ratio;"
-echo "canon growth = the same for canonicalize"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$root/bench/pass_timing.sh"
+
+# The inputs: amp_pass_time.sh's generated MLP steps.
+ops=() amp=() can=() amp_rounds=() can_rounds=()
+for i in "${!sizes[@]}"; do
+  "$(dirname "$AMP_OPT")/amp-gen-model" --model mlp --layers "${sizes[i]}" \
+    --width 64 --batch 32 --classes 10 --inputs 64 --no-markers \
+    --no-predict -o "$tmp/in$i.mlir"
+  ops[i]=$("$MLIR_OPT" "$tmp/in$i.mlir" --print-op-stats -o /dev/null 2>&1 |
+    awk -F, 'NF == 2 && $2 ~ /^ *[0-9]+ *$/ { n += $2 } END { print n + 0 }')
+  amp[i]="" can[i]="" amp_rounds[i]="" can_rounds[i]=""
+done
+
+# Every round times every size with both tools, so that a size's time and
+# the next size's come from the same minute of a machine whose speed
+# drifts; the growth is the best time's ratio and the median of the rounds'
+# own ratios.
+for ((r = 0; r < REPEAT; r++)); do
+  for i in "${!sizes[@]}"; do
+    line=$(timed_once /dev/null "$AMP_OPT" "$tmp/in$i.mlir" --amp)
+    keep_best "amp[$i]" "$line"
+    amp_rounds[i]+="${line%% *} "
+    line=$(timed_once /dev/null "$MLIR_OPT" "$tmp/in$i.mlir" --canonicalize)
+    keep_best "can[$i]" "$line"
+    can_rounds[i]+="${line%% *} "
+  done
+done
+
+# The median over rounds of (time of size i) / (time of size i - 1).
+median_growth() {
+  paste -d' ' <(tr ' ' '\n' <<< "$1" | sed '/^$/d') \
+    <(tr ' ' '\n' <<< "$2" | sed '/^$/d') |
+    awk '{ print $1 / $2 }' | sort -g |
+    awk '{ g[NR] = $1 } END {
+      printf "%.1fx", NR % 2 ? g[(NR + 1) / 2] : (g[NR / 2] + g[NR / 2 + 1]) / 2 }'
+}
+
+printf '%-9s %-10s %-12s %-8s %-18s %-18s %-12s %-12s\n' ops "amp (s)" \
+  "canon (s)" ratio "amp growth" "canon growth" "amp RSS MB" "canon RSS MB"
+for i in "${!sizes[@]}"; do
+  a=${amp[i]%% *} c=${can[i]%% *}
+  amp_rss=$(/usr/bin/time -f %M "$AMP_OPT" "$tmp/in$i.mlir" --amp -o /dev/null 2>&1 >/dev/null | tail -1)
+  can_rss=$(/usr/bin/time -f %M "$MLIR_OPT" "$tmp/in$i.mlir" --canonicalize -o /dev/null 2>&1 >/dev/null | tail -1)
+  growth="-" cgrowth="-"
+  if ((i > 0)); then
+    j=$((i - 1))
+    growth=$(awk -v a="$a" -v p="${amp[j]%% *}" -v n="${ops[i]}" -v q="${ops[j]}" \
+      'BEGIN { printf "%.1fx/%.1fx", a / p, n / q }')
+    growth+=" ($(median_growth "${amp_rounds[i]}" "${amp_rounds[j]}"))"
+    cgrowth=$(awk -v a="$c" -v p="${can[j]%% *}" 'BEGIN { printf "%.1fx", a / p }')
+    cgrowth+=" ($(median_growth "${can_rounds[i]}" "${can_rounds[j]}"))"
+  fi
+  awk -v n="${ops[i]}" -v a="$a" -v c="$c" -v g="$growth" -v cg="$cgrowth" \
+    -v ar="$amp_rss" -v cr="$can_rss" \
+    'BEGIN { printf "%-9d %-10.4f %-12.4f %-8.2f %-18s %-18s %-12.0f %-12.0f\n", n, a, c, a / c, g, cg, ar / 1024, cr / 1024 }'
+done
+echo "amp = the passes of amp-opt --amp; canon = mlir-opt --canonicalize; best of $REPEAT rounds,"
+echo "each round timing every size with both tools; amp growth = AMP time / AMP time"
+echo "of the size before (best times), against the op ratio, then in parentheses the"
+echo "median of the rounds' own ratios; canon growth = the same for canonicalize"
