@@ -183,6 +183,12 @@ static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Ownership-based deallocation frees every temporary at the end of its
+  // block, so a step's peak memory was the sum of all its temporaries; each
+  // is freed right after its last use instead, and the allocator hands the
+  // memory to the next one while it is still in cache.
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
   // parallel: the copies bufferization made and the fills left whole run
   // one chunk per thread too.
   if (on.parallel) {
