@@ -6,7 +6,8 @@
 #   bench/step_aot.sh build DIR [MODEL...]   one executable per model and
 #       precision (f32, bf16, f16) in DIR, with the libraries they load in
 #       DIR/lib (libamp_rt, its cuda backend, LLVM's libomp); oneDNN and
-#       OpenBLAS must be found on the target machine. The loops are split
+#       OpenBLAS must be found on the target machine (the lent GPU machine
+#       has neither: bench/device_bundle.sh packs them with these). The loops are split
 #       into STEP_AOT_LOOP_THREADS chunks (amp-run --loop-threads; default:
 #       this machine's hardware threads): set it to the target's thread count;
 #       STEP_AOT_LOW_CONTRACTIONS (default library) is amp-run's
