@@ -18,9 +18,15 @@
 #   deps.tar.xz  the shared libraries those programs load that are not
 #             glibc's, the C++ runtime's or CUDA's (oneDNN, OpenBLAS and
 #             theirs: ~80 MB, ~12 MB compressed)
+#   iree/     with IREE and the torch venv here: bench/iree_downstream.py's
+#             variants of DEVICE_IREE_MODELS (default mlp,encoder-layer,
+#             resnet18) compiled for sapphirerapids (the GPU machine's
+#             AVX512_BF16 + AMX host), with iree-benchmark-module and a run.sh
 #   run.sh    unpacks deps.tar.xz and runs the checks, writing each one's
 #             output under $OUT (the device tool's result folder):
-#             bash DIR/run.sh [unit] [gpu] [gemm] [conv] [aot] (default: all)
+#             bash DIR/run.sh [unit] [gpu] [gemm] [conv] [aot] [iree]
+#             (default: unit gpu gemm aot iree, at most ~570 s in all, under
+#             the tool's 600 s per command)
 #
 # Carry the whole folder: run(command="bash build/device/run.sh",
 # carry=["build/device"]). It must stay under the tool's 64 MiB.
@@ -50,6 +56,18 @@ ldd "$out"/bin/* "$out"/aot/*-f32 "$out"/aot/lib/*.so 2> /dev/null |
   while read -r lib; do cp -L "$lib" "$deps/"; done
 tar cJf "$out/deps.tar.xz" -C "$deps" .
 
+if [[ -x $HOME/.venvs/iree/bin/iree-compile &&
+  -x $HOME/.venvs/amp-torch/bin/python ]]; then
+  python3 "$root/bench/iree_downstream.py" --build="$build" \
+    --emulate-cpu=sapphirerapids --compile-only="$out/iree" \
+    --models="${DEVICE_IREE_MODELS:-mlp,encoder-layer,resnet18}"
+  # Only the modules travel: the exports and the dumped calls stay here.
+  rm -rf "$out"/iree/*.mlir "$out"/iree/*.call "$out"/iree/*.json
+else
+  echo "device_bundle: no IREE or torch venv here (scripts/setup-iree.sh," \
+    "scripts/setup-torch.sh): no iree check"
+fi
+
 cat > "$out/run.sh" << 'EOF'
 #!/usr/bin/env bash
 # Written by bench/device_bundle.sh: the GPU machine's checks.
@@ -59,7 +77,7 @@ mkdir -p "$here/deps" "$OUT"
 tar xJf "$here/deps.tar.xz" -C "$here/deps"
 export LD_LIBRARY_PATH=$here/bin:$here/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 checks=("$@")
-[[ ${#checks[@]} -gt 0 ]] || checks=(unit gpu gemm conv aot)
+[[ ${#checks[@]} -gt 0 ]] || checks=(unit gpu gemm aot iree)
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm \
@@ -74,14 +92,18 @@ two=(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 for c in "${checks[@]}"; do
   echo "== $c"
   case $c in
-  unit) timeout 150 "$here/bin/AMPRuntimeUnitTests" --gtest_brief=1 ;;
-  gpu) timeout 120 "$here/bin/amp-bench-gpu" --quick ;;
-  gemm) timeout 120 "${two[@]}" "$here/bin/amp-bench-gemm-cpu" --quick \
+  unit) timeout 90 "$here/bin/AMPRuntimeUnitTests" --gtest_brief=1 ;;
+  gpu) timeout 90 "$here/bin/amp-bench-gpu" --quick ;;
+  gemm) timeout 60 "${two[@]}" "$here/bin/amp-bench-gemm-cpu" --quick \
     --torch-note="no torch on this machine" ;;
   conv) timeout 120 "${two[@]}" "$here/bin/amp-bench-conv-cpu" --quick ;;
   aot) STEP_AOT_STEPS=${STEP_AOT_STEPS:-10} STEP_AOT_WARMUP=${STEP_AOT_WARMUP:-2} \
-    BENCH_THREADS=$(nproc) timeout 240 "$here/step_aot.sh" run "$here/aot" cpu cuda ;;
-  *) echo "run.sh: unknown check $c (unit gpu gemm conv aot)" ;;
+    BENCH_THREADS=$(nproc) timeout 180 "$here/step_aot.sh" run "$here/aot" cpu cuda ;;
+  iree) if [[ -x $here/iree/run.sh ]]; then
+      BENCH_THREADS=2 ROUNDS=${ROUNDS:-2} timeout 150 taskset -c 0,1 \
+        bash "$here/iree/run.sh"
+    else echo "skipped: no iree folder in the bundle"; fi ;;
+  *) echo "run.sh: unknown check $c (unit gpu gemm conv aot iree)" ;;
   esac > "$OUT/$c.txt" 2>&1
   echo "rc=$?" >> "$OUT/$c.txt"
   tail -40 "$OUT/$c.txt"

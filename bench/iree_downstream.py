@@ -46,8 +46,50 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from train_step import cpu_info, fmt_ratio, load_avg  # noqa: E402
 
 # CPUs --emulate-cpu compiles for, with the LLVM features amp-opt's
-# mode=auto then decides from.
-EMULATED_CPUS = {"haswell": "avx2,f16c,fma"}
+# mode=auto then decides from. sapphirerapids (AVX512_BF16, AMX) is the
+# lent GPU machine's host CPU: compiled here with --compile-only, run there.
+EMULATED_CPUS = {
+    "haswell": "avx2,f16c,fma",
+    "sapphirerapids": "avx512f,avx512bw,avx512vl,avx512bf16,amx-bf16,f16c,fma",
+}
+
+# What --compile-only leaves next to the modules: runs every variant in
+# interleaved rounds with iree-benchmark-module (copied alongside) and
+# prints each one's best median and its ratio to f32 and to the demotion.
+RUN_SCRIPT = r"""#!/usr/bin/env bash
+# Written by bench/iree_downstream.py --compile-only (docs/downstream.md):
+#   bash run.sh   (BENCH_THREADS, default 2; ROUNDS, default 3)
+here=$(cd "$(dirname "$0")" && pwd)
+threads=${BENCH_THREADS:-2} rounds=${ROUNDS:-3}
+echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
+  "(avx512_bf16: $(grep -q avx512_bf16 /proc/cpuinfo && echo yes || echo no));" \
+  "$threads threads; %(header)s"
+results=$(mktemp)
+for ((r = 0; r < rounds; r++)); do
+  while read -r model tiling variant vmfb inputs; do
+    out=$("$here/iree-benchmark-module" --module="$here/$vmfb" \
+      --function=forward --device=local-task \
+      --task_topology_max_group_count="$threads" $inputs \
+      --benchmark_repetitions=5 --benchmark_min_warmup_time=0.3 2>&1)
+    ms=$(awk '/real_time_median/ { v = $2; u = $3 }
+      END { if (u == "us") v /= 1000; if (u == "s") v *= 1000; print v + 0 }' \
+      <<< "$out")
+    echo "$model $tiling $variant $ms" >> "$results"
+  done < "$here/variants.txt"
+done
+sort -k1,1 -k2,2 -k3,3 -k4,4g "$results" | awk '
+  !(($1, $2, $3) in best) { best[$1, $2, $3] = $4; order[n++] = $1 " " $2 " " $3 }
+  END {
+    printf "%%-14s %%-6s %%-9s %%9s %%7s %%9s\n", "model", "tiling", "variant", "ms", "vs f32", "vs demote"
+    for (i = 0; i < n; i++) {
+      split(order[i], k, " "); ms = best[k[1], k[2], k[3]]
+      f = best[k[1], k[2], "f32"]; d = best[k[1], k[2], "demote"]
+      printf "%%-14s %%-6s %%-9s %%9.2f %%6.2fx %%8.2fx\n", k[1], k[2], k[3], ms,
+        (ms > 0 ? f / ms : 0), (ms > 0 ? d / ms : 0)
+    }
+  }'
+rm -f "$results"
+"""
 
 MODELS = {
     # name: torch-to-amp.py arguments
@@ -175,6 +217,32 @@ def print_goals(rows, has_bf16):
               f"({fmt_ratio(ratio, least)})")
 
 
+def write_runner(folder, rows, bench, header):
+    """--compile-only: the variants' list, run.sh and iree-benchmark-module
+    in `folder`, next to the modules."""
+    with open(os.path.join(folder, "variants.txt"), "w") as f:
+        for model, tiled, variant, path, vmfb, _, _ in rows:
+            f.write(f"{model} {'on' if tiled else 'off'} {variant} "
+                    f"{os.path.basename(vmfb)} "
+                    f"{' '.join(forward_inputs(path))}\n")
+    with open(os.path.join(folder, "run.sh"), "w") as f:
+        f.write(RUN_SCRIPT % {"header": header})
+    os.chmod(os.path.join(folder, "run.sh"), 0o755)
+    # The pip package's launcher is a Python script; the binary it runs is
+    # the runtime's own, with no dependency beyond the C and C++ runtimes.
+    binary = os.path.join(os.path.dirname(os.path.dirname(bench)), "lib")
+    found = [os.path.join(root, "iree-benchmark-module")
+             for root, _, files in os.walk(binary)
+             if "iree-benchmark-module" in files and "_runtime_libs" in root
+             and "tracy" not in root]
+    if not found:
+        sys.exit("iree_downstream: iree-benchmark-module's binary not found "
+                 f"under {binary}")
+    shutil.copy(found[0], os.path.join(folder, "iree-benchmark-module"))
+    print(f"compiled {len(rows)} variants into {folder}: bash "
+          f"{os.path.join(folder, 'run.sh')}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default="mlp,encoder-layer,resnet18")
@@ -192,6 +260,11 @@ def main():
                          "(e.g. haswell: AVX2 + F16C, no AVX-512, no bf16 "
                          "arithmetic) and give amp-opt its features: how an "
                          "AVX2-only machine behaves, measured on this one")
+    ap.add_argument("--compile-only", metavar="DIR",
+                    help="compile the variants into DIR with a run.sh and "
+                         "iree-benchmark-module, and run nothing: for a "
+                         "machine without IREE's compiler or torch (with "
+                         "--emulate-cpu=sapphirerapids: the GPU machine)")
     args = ap.parse_args()
 
     compile_ = os.path.join(args.iree_bin, "iree-compile")
@@ -217,7 +290,8 @@ def main():
         target_cpu = args.emulate_cpu
         iree_mode = ("mode=auto cpu-features="
                      + EMULATED_CPUS[args.emulate_cpu])
-    work = args.keep or tempfile.mkdtemp(prefix="iree-downstream-")
+    work = args.compile_only or args.keep or \
+        tempfile.mkdtemp(prefix="iree-downstream-")
     os.makedirs(work, exist_ok=True)
     tilings = {"on": [True], "off": [False], "both": [True, False]}[
         args.tiling]
@@ -258,9 +332,15 @@ def main():
                     else None
                 rows.append([model, tiled, variant, path, vmfb, casts, []])
 
-    cpu = cpu_info()
     version = re.search(r"compiler version (\S+)",
                         run([compile_, "--version"]))
+    if args.compile_only:
+        write_runner(args.compile_only, rows, bench,
+                     f"IREE {version.group(1) if version else '?'}; "
+                     f"compiled for {target_cpu}; amp-iree is "
+                     f"--amp='{iree_mode} emit=iree'")
+        return
+    cpu = cpu_info()
     print(f"# CPU: {cpu['model']} (cpu family {cpu['family']}, "
           f"avx512_bf16: {'yes' if cpu['bf16'] else 'no'}); {threads} "
           f"threads; IREE {version.group(1) if version else '?'}; "
