@@ -8,7 +8,8 @@
 #    it runs on (a value left over from another machine class would force
 #    e.g. Haswell kernels on a Zen 4);
 #  - AMP_BUILD_DIR (default build) is the build directory; bench_build
-#    (re)builds the named targets there when it is a ninja build.
+#    (re)builds the named targets there when it is a ninja build;
+#  - PyTorch's columns run in $torch_python (below).
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${AMP_BUILD_DIR:-build}
 [[ $build = /* ]] || build="$root/$build"
@@ -29,7 +30,11 @@ bench_build() {
     fi
   done
 }
+# The interpreter PyTorch's columns run in: AMP_TORCH_PYTHON, else the venv
+# of scripts/setup-torch.sh when it exists, else python3.
+torch_python=${AMP_TORCH_PYTHON:-$HOME/.venvs/amp-torch/bin/python}
+[[ -x $torch_python ]] || torch_python=python3
 # True when torch imports; else prints "torch not installed" to stderr.
 bench_have_torch() {
-  bench_run python3 "$root/bench/torch_bench.py" check > /dev/null
+  bench_run "$torch_python" "$root/bench/torch_bench.py" check > /dev/null
 }

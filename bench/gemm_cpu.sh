@@ -18,7 +18,7 @@ if bench_have_torch 2> /dev/null; then
   tmp=$(mktemp)
   trap 'rm -f "$tmp"' EXIT
   mapfile -t shapes < <("$bin" --list-shapes "$@")
-  bench_run python3 "$root/bench/torch_bench.py" gemm --threads "$threads" \
+  bench_run "$torch_python" "$root/bench/torch_bench.py" gemm --threads "$threads" \
     "${shapes[@]}" > "$tmp"
   torch_args=(--torch-results="$tmp")
 else

@@ -156,6 +156,11 @@ def main():
     p.add_argument("--gemm-shapes",
                    default="512x2048x2048,1024x1024x1024,2048x2048x2048")
     p.add_argument("--keep", help="keep the generated programs in this folder")
+    venv = os.path.expanduser("~/.venvs/amp-torch/bin/python")
+    p.add_argument("--torch-python",
+                   default=venv if os.access(venv, os.X_OK) else sys.executable,
+                   help="the interpreter PyTorch's columns run in (default: "
+                        "the venv of scripts/setup-torch.sh when it exists)")
     p.add_argument("--timeout", type=float, default=1800,
                    help="seconds per amp-run (default 1800)")
     args = p.parse_args()
@@ -206,7 +211,8 @@ def main():
     if brate:
         print("best amp-bf16 GEMM rate: %.1f GF/s (%s)" % (brate, bwhere))
 
-    have_torch = run([sys.executable, os.path.join(ROOT, "bench", "torch_bench.py"),
+    have_torch = run([args.torch_python, os.path.join(ROOT, "bench",
+                                                      "torch_bench.py"),
                       "check"]).returncode == 0
     tmp = args.keep or tempfile.mkdtemp(prefix="amp-train-step-")
     os.makedirs(tmp, exist_ok=True)
@@ -282,8 +288,8 @@ def main():
                              (name, args.timeout))
             torch_ms = {"f32": None, "bf16": None}
             if have_torch:
-                r = run([sys.executable, os.path.join(ROOT, "bench", "torch_bench.py"),
-                         "step", "--threads", os.environ.get("OMP_NUM_THREADS", "2"),
+                r = run([args.torch_python,
+                         os.path.join(ROOT, "bench", "torch_bench.py"), "step", "--threads", os.environ.get("OMP_NUM_THREADS", "2"),
                          "--bench-steps", str(args.bench_steps),
                          "--rounds", str(args.rounds)] + margs)
                 for v in ("f32", "bf16"):

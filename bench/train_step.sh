@@ -15,4 +15,5 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 bench_build amp-gen-model amp-opt amp-run amp-bench-gemm-cpu
-bench_run python3 "$root/bench/train_step.py" --build="$build" "$@"
+bench_run python3 "$root/bench/train_step.py" --build="$build" \
+  --torch-python="$torch_python" "$@"
