@@ -38,6 +38,10 @@ out=${1:-build/device}
 bins=(AMPRuntimeUnitTests amp-bench-gpu amp-bench-gemm-cpu amp-bench-conv-cpu)
 bench_build "${bins[@]}"
 
+if [[ -e $out && ! -f $out/run.sh ]]; then
+  echo "device_bundle: $out exists and is not a bundle; not replacing it" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out/bin"
 for b in "${bins[@]}"; do cp -L "$build/bin/$b" "$out/bin/"; done
@@ -48,6 +52,9 @@ rm -f "$out"/aot/*.params.f32
 cp -L "$build"/lib/libamp_rt*.so "$out/bin/"
 
 # Every library the programs resolve here that the GPU machine may lack.
+# CUDA's own (cuBLAS, cuDNN: hundreds of MB) are not carried: the GPU
+# machines had CUDA 13's libraries on 2026-11-26/27; without them the cuda
+# checks fail with libamp_rt_cuda's load error, the others still run.
 deps=$(mktemp -d)
 trap 'rm -rf "$deps"' EXIT
 ldd "$out"/bin/* "$out"/aot/*-f32 "$out"/aot/lib/*.so 2> /dev/null |
