@@ -24,22 +24,8 @@ CLASSES=${CLASSES:-10}
 INPUTS=${INPUTS:-64}
 REPEAT=${REPEAT:-5}
 
-if [[ -z ${AMP_OPT:-} ]]; then
-  for c in "$root/build/bin/amp-opt" "$root"/build*/bin/amp-opt; do
-    if [[ -x $c ]]; then AMP_OPT=$c; break; fi
-  done
-  AMP_OPT=${AMP_OPT:-$(command -v amp-opt || true)}
-fi
-if [[ -z ${MLIR_OPT:-} ]]; then
-  MLIR_OPT=$(command -v mlir-opt || true)
-  [[ -n $MLIR_OPT ]] || MLIR_OPT=/usr/lib/llvm-22/bin/mlir-opt
-fi
-for tool in "$AMP_OPT" "$MLIR_OPT"; do
-  if [[ -z $tool || ! -x $tool ]]; then
-    echo "amp_pass_time.sh: tool not found: '${tool}' (build amp-opt or set AMP_OPT / MLIR_OPT)" >&2
-    exit 2
-  fi
-done
+source "$root/bench/pass_timing.sh"
+find_pass_timing_tools
 
 tmp=$(mktemp -d)
 if [[ ${KEEP:-0} == 1 ]]; then
@@ -48,15 +34,8 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 in=$tmp/mlp.mlir
-gen_args=(--model mlp --layers "$LAYERS" --width "$WIDTH" --batch "$BATCH"
-  --classes "$CLASSES" --inputs "$INPUTS" --no-markers --no-predict)
-"$(dirname "$AMP_OPT")/amp-gen-model" "${gen_args[@]}" -o "$in"
-
-# Total op count (print-op-stats lists `name , count`).
-ops=$("$MLIR_OPT" "$in" --print-op-stats -o /dev/null 2>&1 \
-  | awk -F, 'NF == 2 && $2 ~ /^ *[0-9]+ *$/ { n += $2 } END { print n + 0 }')
-
-source "$root/bench/pass_timing.sh"
+generate_mlp_step "$LAYERS" "$in"
+ops=$(count_ops "$in")
 
 # REPEAT rounds, each running amp-opt then mlir-opt, so that both see the
 # same machine (load from other jobs drifts over minutes); the fastest run

@@ -23,23 +23,16 @@ if [[ ! -x /usr/bin/time ]]; then
   exit 2
 fi
 
-AMP_OPT=${AMP_OPT:-$root/build/bin/amp-opt}
-MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
-for tool in "$AMP_OPT" "$MLIR_OPT"; do
-  [[ -x $tool ]] || { echo "amp_scale.sh: tool not found: $tool" >&2; exit 2; }
-done
+source "$root/bench/pass_timing.sh"
+find_pass_timing_tools
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-source "$root/bench/pass_timing.sh"
 
 # The inputs: amp_pass_time.sh's generated MLP steps.
 ops=() amp=() can=() amp_rounds=() can_rounds=()
 for i in "${!sizes[@]}"; do
-  "$(dirname "$AMP_OPT")/amp-gen-model" --model mlp --layers "${sizes[i]}" \
-    --width 64 --batch 32 --classes 10 --inputs 64 --no-markers \
-    --no-predict -o "$tmp/in$i.mlir"
-  ops[i]=$("$MLIR_OPT" "$tmp/in$i.mlir" --print-op-stats -o /dev/null 2>&1 |
-    awk -F, 'NF == 2 && $2 ~ /^ *[0-9]+ *$/ { n += $2 } END { print n + 0 }')
+  generate_mlp_step "${sizes[i]}" "$tmp/in$i.mlir"
+  ops[i]=$(count_ops "$tmp/in$i.mlir")
   amp[i]="" can[i]="" amp_rounds[i]="" can_rounds[i]=""
 done
 

@@ -94,16 +94,18 @@ checks=("$@")
     /proc/cpuinfo | sort -u | tr '\n' ' ')cores: $(nproc)"
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
-two=(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
-  AMP_RT_NUM_THREADS=2 AMP_RT_BACKEND=cpu taskset -c 0,1)
+# A CPU benchmark on 2 threads pinned to 2 cores, with bench_env.sh's
+# settings (copied into the bundle with step_aot.sh).
+two() { (BENCH_THREADS=2 && source "$here/bench_env.sh" &&
+  bench_run taskset -c 0,1 "$@"); }
 for c in "${checks[@]}"; do
   echo "== $c"
   case $c in
   unit) timeout 90 "$here/bin/AMPRuntimeUnitTests" --gtest_brief=1 ;;
   gpu) timeout 90 "$here/bin/amp-bench-gpu" --quick ;;
-  gemm) timeout 60 "${two[@]}" "$here/bin/amp-bench-gemm-cpu" --quick \
+  gemm) two timeout 60 "$here/bin/amp-bench-gemm-cpu" --quick \
     --torch-note="no torch on this machine" ;;
-  conv) timeout 120 "${two[@]}" "$here/bin/amp-bench-conv-cpu" --quick ;;
+  conv) two timeout 120 "$here/bin/amp-bench-conv-cpu" --quick ;;
   aot) STEP_AOT_STEPS=${STEP_AOT_STEPS:-10} STEP_AOT_WARMUP=${STEP_AOT_WARMUP:-2} \
     BENCH_THREADS=$(nproc) timeout 180 "$here/step_aot.sh" run "$here/aot" cpu cuda ;;
   iree) if [[ -x $here/iree/run.sh ]]; then
@@ -117,7 +119,7 @@ for c in "${checks[@]}"; do
 done
 EOF
 chmod +x "$out/run.sh"
-# run.sh's aot check needs step_aot.sh and the bench_env.sh it sources.
+# run.sh's aot check needs step_aot.sh, and it and run.sh bench_env.sh.
 cp "$root/bench/step_aot.sh" "$root/bench/bench_env.sh" "$out/"
 size=$(du -sm "$out" | cut -f1)
 echo "bundle $out: ${size} MiB (the device tool carries 64 MiB)"

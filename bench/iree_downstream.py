@@ -56,6 +56,8 @@ EMULATED_CPUS = {
 # What --compile-only leaves next to the modules: runs every variant in
 # interleaved rounds with iree-benchmark-module (copied alongside) and
 # prints each one's best median and its ratio to f32 and to the demotion.
+# Shell and awk, not this script: the machine it is for may have no Python
+# (median_ms() and the table below are the same reading in Python).
 RUN_SCRIPT = r"""#!/usr/bin/env bash
 # Written by bench/iree_downstream.py --compile-only (docs/downstream.md):
 #   bash run.sh   (BENCH_THREADS, default 2; ROUNDS, default 3)
