@@ -75,6 +75,23 @@ if os.path.isfile(rt_unittests):
     config.available_features.add("amp-runtime-unittests")
 config.substitutions.append(("%amp_runtime_unittests", rt_unittests))
 
+# The CPU's AVX-512 (F, BW and VL: what oneDNN's bf16 kernels and their
+# emulation need): feature `avx512`, for tests that run libamp_rt's native
+# bf16 path under AMP_RT_CPU_BF16=emulate on CPUs without AVX512_BF16.
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+if {"avx512f", "avx512bw", "avx512vl"} <= cpu_flags():
+    config.available_features.add("avx512")
+
 # The PyTorch export path (scripts/setup-torch.sh: torch, torchvision and
 # torch-mlir in a venv, 6 GB, not installed by CI): feature `torch`,
 # `%torch_python`. Found as $AMP_TORCH_VENV or ~/.venvs/amp-torch.

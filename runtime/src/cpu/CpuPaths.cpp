@@ -20,12 +20,20 @@ bool envIs(const char *name, const char *value) {
   return v && std::strcmp(v, value) == 0;
 }
 
-/// Why bf16 cannot run natively here, or "" when it can.
-std::string probeBf16() {
+/// Why bf16 cannot run natively here, or "" when it can. With `emulate`
+/// (AMP_RT_CPU_BF16=emulate) a CPU with AVX-512 but without AVX512_BF16
+/// qualifies too: oneDNN then runs its bf16 kernels on its emulation of
+/// the bf16 instructions, at a fraction of the f32 rate, so that the
+/// native path's code (bf16 primitives, bf16 outputs, blocked layouts) can
+/// be tested on such CPUs.
+std::string probeBf16(bool emulate) {
   const CpuFeatures &f = cpuFeatures();
-  if (!f.avx512bf16)
-    return "the CPU lacks AVX512_BF16";
-  if (!f.nativeBf16())
+  bool avx512 = f.avx512f && f.avx512bw && f.avx512vl && f.osAvx512;
+  if (!f.avx512bf16 && !(emulate && avx512))
+    return emulate ? "the CPU lacks AVX-512 F/BW/VL (or the OS's AVX-512 "
+                     "state support), which oneDNN's bf16 emulation needs"
+                   : "the CPU lacks AVX512_BF16";
+  if (!avx512)
     return "AVX512_BF16 is present but AVX-512 F/BW/VL or the OS's "
            "AVX-512 state support is missing";
   // The probe runs inside some API call: keep that call's error state.
@@ -58,7 +66,12 @@ void describeKernels(CpuPaths &p) {
     rest += " (AVX2 kernels; OpenBLAS for the GEMMs its no-copy sgemm would "
             "run with B's rows a multiple of 1 KiB apart)";
   p.kernels[0] = "bf16: " + widen + " (" + off + ")" + rest;
-  p.kernels[1] = "bf16: " + dnnl + " native (avx512_bf16)" + rest;
+  p.kernels[1] =
+      "bf16: " + dnnl +
+      (p.bf16Emulated ? " native (emulated: AVX-512 without AVX512_BF16, "
+                        "AMP_RT_CPU_BF16=emulate; slow, for testing)"
+                      : " native (avx512_bf16)") +
+      rest;
 }
 
 CpuPaths *createPaths() {
@@ -67,8 +80,10 @@ CpuPaths *createPaths() {
                std::atoi(std::getenv("AMP_RT_VERBOSE")) > 0;
   p->f32OneDnn = !envIs("AMP_RT_CPU_F32", "openblas");
   p->dnnlAvx2Sgemm = p->f32OneDnn && !DnnlKernels::hasAvx512Kernels();
-  p->bf16Why = probeBf16();
+  bool emulate = envIs("AMP_RT_CPU_BF16", "emulate");
+  p->bf16Why = probeBf16(emulate);
   p->bf16Capable = p->bf16Why.empty();
+  p->bf16Emulated = p->bf16Capable && !cpuFeatures().avx512bf16;
   p->nativeBf16 = p->bf16Capable && !envIs("AMP_RT_CPU_BF16", "0");
   describeKernels(*p);
   return p;

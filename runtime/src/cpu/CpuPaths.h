@@ -5,7 +5,8 @@
 //         when cpuid reports the instructions with OS support, oneDNN
 //         accepts a bf16 primitive, and neither AMP_RT_CPU_BF16=0 nor
 //         amp_rt_cpu_set_native_bf16(0) switched it off; otherwise widened
-//         to f32 exactly like f16.
+//         to f32 exactly like f16. AMP_RT_CPU_BF16=emulate also takes it on
+//         AVX-512 CPUs without AVX512_BF16 (oneDNN's emulation: tests).
 //   f16   widened to f32 (F16C, exact) and run on the f32 path.
 //   f32   oneDNN f32 primitives, or OpenBLAS with AMP_RT_CPU_F32=openblas.
 // Problems oneDNN refuses run on OpenBLAS (BlasKernels).
@@ -25,7 +26,9 @@ namespace rt {
 
 struct CpuPaths {
   bool bf16Capable = false; // the CPU and oneDNN can run bf16 natively
-  std::string bf16Why;      // why not, when !bf16Capable
+  bool bf16Emulated =
+      false;           // ... on oneDNN's emulation (AMP_RT_CPU_BF16=emulate)
+  std::string bf16Why; // why not, when !bf16Capable
   std::atomic<bool> nativeBf16{false};
   bool f32OneDnn = true; // else OpenBLAS
   /// oneDNN runs its AVX2 sgemm: see avoidDnnlNoCopySgemm() in CPUBackend.
