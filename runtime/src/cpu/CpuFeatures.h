@@ -18,11 +18,9 @@ struct CpuFeatures {
   bool osAvx = false;      // XCR0 has the SSE and AVX state
   bool osAvx512 = false;   // ... and the opmask and ZMM state
 
-  /// VDPBF16PS and friends are usable: the instructions plus the AVX-512
-  /// state the OS saves.
-  bool nativeBf16() const {
-    return avx512bf16 && avx512f && avx512bw && avx512vl && osAvx512;
-  }
+  /// AVX-512 F/BW/VL are usable (the OS saves their state): what oneDNN's
+  /// bf16 kernels, native or emulated, need.
+  bool avx512() const { return avx512f && avx512bw && avx512vl && osAvx512; }
 };
 
 /// The features of this CPU (detected on first use).

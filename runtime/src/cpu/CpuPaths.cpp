@@ -28,12 +28,11 @@ bool envIs(const char *name, const char *value) {
 /// be tested on such CPUs.
 std::string probeBf16(bool emulate) {
   const CpuFeatures &f = cpuFeatures();
-  bool avx512 = f.avx512f && f.avx512bw && f.avx512vl && f.osAvx512;
-  if (!f.avx512bf16 && !(emulate && avx512))
+  if (!f.avx512bf16 && !(emulate && f.avx512()))
     return emulate ? "the CPU lacks AVX-512 F/BW/VL (or the OS's AVX-512 "
                      "state support), which oneDNN's bf16 emulation needs"
                    : "the CPU lacks AVX512_BF16";
-  if (!avx512)
+  if (!f.avx512())
     return "AVX512_BF16 is present but AVX-512 F/BW/VL or the OS's "
            "AVX-512 state support is missing";
   // The probe runs inside some API call: keep that call's error state.
