@@ -153,6 +153,10 @@ static void addBufferStages(OpPassManager &pm, const LoweringStages &on) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // An scf.for whose body computes a new tensor (not its iter_arg updated
+  // in place) is valid IR: its yield gets a fresh buffer (and the ownership
+  // deallocation frees the previous one) instead of an error.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (on.runtime) {
     LowerToRuntimePassOptions lowerOptions;
