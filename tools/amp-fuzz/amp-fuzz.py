@@ -229,6 +229,7 @@ class Runner:
         self.runner = args.mlir_runner
         self.libs = args.shared_libs
         self.timeout = args.timeout
+        self.fast = None if args.lowering == "reference" else args.lowering
         self.tmp = tempfile.mkdtemp(prefix="amp-fuzz-")
         self.entry = "f0"
         self.flags = []
@@ -370,17 +371,45 @@ def first_diff(a, b):
 
 # ---------------------------------------------------------------- execution
 
-def lower_and_run(runner, text, tag):
+# --lowering=fast: amp-run's pipeline (elementwise fusion, every matmul and
+# convolution in libamp_rt, loops split over two threads), for the AMP
+# program; the f32 reference stays on the loop pipeline above, the oracle.
+# fast-library: the 16-bit contractions reach libamp_rt in 16 bits even
+# where the fast pipeline would widen them in the IR (low-contractions), so
+# that its 16-bit paths run (the native bf16 one under
+# AMP_RT_CPU_BF16=emulate).
+FAST_LOWERING = {
+    "fast": "--amp-lower-to-llvm=fast=true threads=2",
+    "fast-library": "--amp-lower-to-llvm=fast=true threads=2 "
+                    "low-contractions=library",
+}
+
+
+def fast_libs(opt_binary):
+    """libamp_rt of the build whose amp-opt lowers, and LLVM's OpenMP."""
+    opt = shutil.which(opt_binary) or opt_binary
+    build = os.path.dirname(os.path.dirname(os.path.realpath(opt)))
+    return (os.path.join(build, "lib", "libamp_rt.so"),
+            os.path.join(LLVM_LIB, "libomp.so"))
+
+
+def lower_and_run(runner, text, tag, fast=None):
     src = runner.path(tag + ".mlir")
     ll = runner.path(tag + ".ll.mlir")
     with open(src, "w") as f:
         f.write(text)
-    rc, _, err = runner.run([runner.mlir_opt, src] + LOWERING + ["-o", ll])
+    if fast:
+        cmd = [runner.opt, src, FAST_LOWERING[fast], "-o", ll]
+    else:
+        cmd = [runner.mlir_opt, src] + LOWERING + ["-o", ll]
+    rc, _, err = runner.run(cmd)
     if rc != 0:
         return None, "lowering failed: " + first_error(err)
+    libs = runner.libs + ("," + ",".join(fast_libs(runner.opt)) if fast
+                          else "")
     rc, out, err = runner.run([runner.runner, ll, "-e", "main",
                                "-entry-point-result=void",
-                               "-shared-libs=" + runner.libs])
+                               "-shared-libs=" + libs])
     if rc != 0:
         return None, "mlir-runner failed (rc %s): %s" % (rc, first_error(err))
     return out, None
@@ -454,7 +483,8 @@ def exec_check(runner, text, text1, mode):
             return {"status": "ok", "exec_skipped": "no entry in the output",
                     "message": ""}
         main1 = irgen.main_for_signature(runner.entry, *sig)
-    out, err = lower_and_run(runner, irgen.with_main(text1, main1), "amp")
+    out, err = lower_and_run(runner, irgen.with_main(text1, main1), "amp",
+                             fast=runner.fast)
     if err is not None:
         return {"status": "exec", "message": "output does not run: " + err}
     d = compare(ref, out, mode)
@@ -1001,6 +1031,15 @@ def main():
             os.path.join(LLVM_LIB, l) for l in (
                 "libmlir_c_runner_utils.so", "libmlir_runner_utils.so")))
         p.add_argument("--timeout", type=float, default=60)
+        p.add_argument("--lowering",
+                       choices=["reference"] + sorted(FAST_LOWERING),
+                       default="reference",
+                       help="how the AMP program is lowered for --exec "
+                       "checks: the loop pipeline, amp-run's fast one "
+                       "(libamp_rt of this build), or the fast one with the "
+                       "16-bit contractions sent to libamp_rt as they are "
+                       "(AMP_RT_CPU_BF16=emulate then runs its native bf16 "
+                       "path on AVX-512 CPUs without AVX512_BF16)")
         p.add_argument("--exec-every", type=int, default=50)
         p.add_argument("--shrink-budget", type=int, default=400)
         p.add_argument("-v", "--verbose", action="store_true")
