@@ -984,7 +984,11 @@ def signature_in(text, name):
     return args, res
 
 
-def main_for_signature(name, arg_types, result_types):
+def main_for_signature(name, arg_types, result_types, round_to=None):
+    """Text of a @main that fills arguments of `arg_types` deterministically,
+    calls @name and prints every result with printMemrefF32. With
+    `round_to` ("f16" or "bf16"), the f32 arguments get values of that
+    type (rounded, then widened back)."""
     class F:
         pass
     f = F()
@@ -1031,6 +1035,12 @@ def main_for_signature(name, arg_types, result_types):
         if et != "f32":
             w = fresh()
             lines.append("  %s = arith.truncf %s : %s to %s" % (w, v, t32, a.type))
+            v = w
+        elif round_to is not None:
+            low, w = fresh(), fresh()
+            lowt = ttype(shape, round_to)
+            lines.append("  %s = arith.truncf %s : %s to %s" % (low, v, t32, lowt))
+            lines.append("  %s = arith.extf %s : %s to %s" % (w, low, lowt, t32))
             v = w
         args.append((v, a.type))
     rts = f.result_types()
