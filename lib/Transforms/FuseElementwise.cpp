@@ -45,9 +45,12 @@ struct FuseReturnedProducer final : public OpRewritePattern<linalg::GenericOp> {
       if (!producer || producer->hasOneUse() ||
           producer->getBlock() != consumer->getBlock())
         continue;
-      // Every other use is a return of the consumer's block (after it).
+      // Every other use is a return of the consumer's block (after it); in
+      // particular not another operand of the consumer (its init, say),
+      // which the replacement of the producer's result would make a use of
+      // the fused op's own result.
       bool onlyReturned = llvm::all_of(producer->getUses(), [&](OpOperand &u) {
-        return u.getOwner() == consumer.getOperation() ||
+        return &u == &operand ||
                (isa<func::ReturnOp>(u.getOwner()) &&
                 u.getOwner()->getBlock() == consumer->getBlock());
       });

@@ -145,3 +145,39 @@ func.func @two_consumers(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>)
   %b = arith.mulf %p, %y : tensor<64x32xf32>
   return %p, %a, %b : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+// A producer that the consumer reads both as an input and as its init is
+// not fused as a "returned" producer (its other use is not a return):
+// replacing the producer's result would make the fused op its own init.
+// Before, amp-fuse-elementwise crashed here (amp-fuzz
+// --lowering=fast-library, seed 9400038). Both ops stay, the consumer
+// reading the producer twice.
+
+// CHECK-LABEL: func.func @producer_read_as_input_and_init
+// CHECK-SAME:    (%[[X:.+]]: tensor<8x6xf32>)
+// CHECK:         %[[P:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[X]] : tensor<8x6xf32>)
+// CHECK:           arith.mulf
+// CHECK:         %[[C:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[P]] : tensor<8x6xf32>) outs(%[[P]] : tensor<8x6xf32>)
+// CHECK:           arith.subf
+// CHECK:         return %[[C]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @producer_read_as_input_and_init(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  %e = tensor.empty() : tensor<8x6xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x6xf32>) outs(%e : tensor<8x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8x6xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8x6xf32>) outs(%p : tensor<8x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.subf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8x6xf32>
+  return %c : tensor<8x6xf32>
+}
