@@ -65,12 +65,13 @@ void describeKernels(CpuPaths &p) {
     rest += " (AVX2 kernels; OpenBLAS for the GEMMs its no-copy sgemm would "
             "run with B's rows a multiple of 1 KiB apart)";
   p.kernels[0] = "bf16: " + widen + " (" + off + ")" + rest;
-  p.kernels[1] =
-      "bf16: " + dnnl +
-      (p.bf16Emulated ? " native (emulated: AVX-512 without AVX512_BF16, "
+  p.kernels[1] = "bf16: " + dnnl +
+                 // Capable without the instructions: AMP_RT_CPU_BF16=emulate.
+                 (!cpuFeatures().avx512bf16
+                      ? " native (emulated: AVX-512 without AVX512_BF16, "
                         "AMP_RT_CPU_BF16=emulate; slow, for testing)"
                       : " native (avx512_bf16)") +
-      rest;
+                 rest;
 }
 
 CpuPaths *createPaths() {
@@ -82,7 +83,6 @@ CpuPaths *createPaths() {
   bool emulate = envIs("AMP_RT_CPU_BF16", "emulate");
   p->bf16Why = probeBf16(emulate);
   p->bf16Capable = p->bf16Why.empty();
-  p->bf16Emulated = p->bf16Capable && !cpuFeatures().avx512bf16;
   p->nativeBf16 = p->bf16Capable && !envIs("AMP_RT_CPU_BF16", "0");
   describeKernels(*p);
   return p;

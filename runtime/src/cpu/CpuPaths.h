@@ -26,9 +26,7 @@ namespace rt {
 
 struct CpuPaths {
   bool bf16Capable = false; // the CPU and oneDNN can run bf16 natively
-  bool bf16Emulated =
-      false;           // ... on oneDNN's emulation (AMP_RT_CPU_BF16=emulate)
-  std::string bf16Why; // why not, when !bf16Capable
+  std::string bf16Why;      // why not, when !bf16Capable
   std::atomic<bool> nativeBf16{false};
   bool f32OneDnn = true; // else OpenBLAS
   /// oneDNN runs its AVX2 sgemm: see avoidDnnlNoCopySgemm() in CPUBackend.
