@@ -1,10 +1,10 @@
-"""Drives amp-fuzz.py's compare() on printMemrefF32-style outputs."""
-import importlib.util
+"""Drives amp-fuzz's compare() (tools/amp-fuzz/checks.py) on
+printMemrefF32-style outputs."""
 import sys
 
-spec = importlib.util.spec_from_file_location("ampfuzz", sys.argv[1])
-fuzz = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fuzz)
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import checks as fuzz  # noqa: E402
 
 
 def block(values):
