@@ -1,16 +1,14 @@
 """The backward decompositions that scripts/torch-to-amp.py --train adds
 (torch-mlir has no scatter-free lowering of them) against PyTorch's
 autograd, on the pooling shapes of the exported models and odd ones."""
-import importlib.util
 import os
 import sys
 
 import torch
 
-spec = importlib.util.spec_from_file_location(
-    "torch_to_amp", os.path.join(sys.argv[1], "scripts", "torch-to-amp.py"))
-tta = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tta)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(sys.argv[1], "scripts"))
+from torch_to_amp import export as tta  # noqa: E402
 torch.manual_seed(0)
 
 # (kernel, stride, padding, dilation, input H x W)

@@ -1,0 +1,1 @@
+"""The modules of scripts/torch-to-amp.py (docs/frontends.md)."""
