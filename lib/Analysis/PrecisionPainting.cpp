@@ -485,9 +485,49 @@ void PrecisionPainting::floodClear(ArrayRef<unsigned> lowSeeds) {
       });
 }
 
+/// `x - mean(x)` and `(x - mean) * rsqrt(var + eps)` cancel: where the
+/// values of a row are close, their 16-bit rounding decides the sign and
+/// size of every normalized element (a layer norm over a residual stream
+/// rounded to bf16 lost 10% of a training step's loss on a seed of
+/// tools/amp-fuzz/step-fuzz.py). The statistics are deny; the values they
+/// normalize stay f32 too, and so does the chain of infer / clear ops that
+/// computes them, up to the allow ops whose f32 accumulators it reads, as
+/// under PyTorch's autocast (an f32 residual plus a bf16 matmul result is
+/// f32). Without it, bf16's "infer between allow ops" rounds a residual
+/// stream that also reaches a later matmul (e.g. through a mean pooling).
+void PrecisionPainting::keepNormalizationInputsF32() {
+  SmallVector<unsigned> statistics;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(nodes[id].op);
+    if (!linalgOp || nodes[id].why != Node::Why::Deny ||
+        linalgOp.getNumReductionLoops() == 0)
+      continue;
+    std::optional<BodyPattern> pattern = matchBodyPattern(nodes[id].op);
+    if (pattern == BodyPattern::Normalization ||
+        pattern == BodyPattern::BatchNormalization)
+      statistics.push_back(id);
+  }
+  std::vector<unsigned> origin(nodes.size(), 0);
+  for (unsigned id : statistics)
+    origin[id] = id;
+  searchNodes(
+      nodes, statistics, Direction::Backward,
+      [&](unsigned id) {
+        return isOpen(id) && (hasClass(id, PrecisionClass::Infer) ||
+                              hasClass(id, PrecisionClass::Clear));
+      },
+      [&](unsigned id, unsigned from) {
+        origin[id] = origin[from];
+        nodes[id].deny = true;
+        nodes[id].why = Node::Why::FeedsNormalization;
+        nodes[id].related = origin[id];
+      });
+}
+
 void PrecisionPainting::paint() {
   // 1-2. Allow nodes are low; deny taints what it flows into.
   SmallVector<unsigned> allow = paintAllowAndDeny();
+  keepNormalizationInputsF32();
   // 3. Infer nodes between allow nodes become low.
   SmallVector<unsigned> lowSeeds = paintInferBetweenAllow(allow);
   // An infer op fed directly by an allow op follows it, unless a deny op
@@ -597,6 +637,9 @@ std::string PrecisionPainting::explain(const Node &node) const {
   case Node::Why::BatchStatistic:
     return cls + ": computes from the batch statistic " +
            describe(nodes[node.related]) + " (no larger than it), kept f32";
+  case Node::Why::FeedsNormalization:
+    return cls + ": feeds the normalization statistic " +
+           describe(nodes[node.related]) + ", kept f32";
   case Node::Why::Undecided:
     break;
   }

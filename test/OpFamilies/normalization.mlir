@@ -187,3 +187,49 @@ func.func @batch_norm(%x: tensor<2x4x3x3xf32>, %w1: tensor<4x4x1x1xf32>, %w2: te
   %out = linalg.conv_2d_nchw_fchw ins(%norm, %w2 : tensor<2x4x3x3xf32>, tensor<4x4x1x1xf32>) outs(%z : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
   return %out : tensor<2x4x3x3xf32>
 }
+
+// A residual stream that a layer norm's statistics read and a later matmul
+// reads too (here directly; in amp-gen-model's transformer block through a
+// mean pooling, which bf16 infers) is "between allow ops", but it stays f32
+// in both modes, with the bias add that computes it: rounding it puts the
+// cancellation of `h - mean(h)` on 16-bit inputs (d_model 2: 10% of the
+// first loss in bf16, tools/amp-fuzz/step-fuzz.py seed 60). PyTorch's
+// autocast keeps it f32 too (f32 residual + bf16 matmul result is f32). The
+// later matmul reads it rounded.
+// REMARK: normalization.mlir:[[@LINE+19]]:{{.*}} remark: amp: f32: infer: feeds the normalization statistic linalg.generic at loc({{.*}}normalization.mlir":[[@LINE+20]]:{{.*}}), kept f32
+// REMARK: normalization.mlir:[[@LINE+19]]:{{.*}} remark: amp: f32: deny (linalg.generic:normalization (default))
+// CHECK-LABEL: func.func @residual_into_layer_norm
+// CHECK:       %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64x64xbf16>) outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK:       %[[H:.*]] = arith.addf %{{.*}}, %[[MM]] : tensor<16x64xf32>
+// CHECK:       %[[HL:.*]] = arith.truncf %[[H]] : tensor<16x64xf32> to tensor<16x64xbf16>
+// CHECK:       linalg.generic {{.*}} ins(%[[H]] : tensor<16x64xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK:       linalg.matmul ins(%[[HL]], %{{.*}} : tensor<16x64xbf16>, tensor<64x64xbf16>)
+// F16-LABEL:   func.func @residual_into_layer_norm
+// F16:         %[[MM:.*]] = linalg.matmul {{.*}} outs(%{{.*}} : tensor<16x64xf32>)
+// F16:         %[[H:.*]] = arith.addf %{{.*}}, %[[MM]] : tensor<16x64xf32>
+// F16:         linalg.generic {{.*}} ins(%[[H]] : tensor<16x64xf32>) outs(%{{.*}} : tensor<16xf32>)
+func.func @residual_into_layer_norm(%x: tensor<16x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %zr = linalg.fill ins(%zero : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %h = arith.addf %x, %a : tensor<16x64xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+    ins(%h : tensor<16x64xf32>) outs(%zr : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %dev = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%h, %mean : tensor<16x64xf32>, tensor<16xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %n = arith.constant 0.015625 : f32
+    %mm = arith.mulf %m, %n : f32
+    %d = arith.subf %v, %mm : f32
+    linalg.yield %d : f32
+  } -> tensor<16x64xf32>
+  %out = linalg.matmul ins(%h, %w2 : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %dev, %out : tensor<16x64xf32>, tensor<16x64xf32>
+}

@@ -114,6 +114,7 @@ public:
       AccumulatorSlice,
       AccumulatorPad,
       BatchStatistic,
+      FeedsNormalization,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -198,6 +199,10 @@ private:
   /// bf16: keeps f32 what computes from a batch-norm statistic on its
   /// reduced shape (means, variances, their rsqrt: per-channel vectors).
   void keepBatchStatisticsF32();
+  /// Keeps f32 the infer and clear ops that a deny normalization statistic
+  /// reads through infer / clear ops only (e.g. a residual stream into a
+  /// layer norm), before infer ops between allow ops are painted low.
+  void keepNormalizationInputsF32();
   /// The bytes per step that a connected set of low clear nodes costs in
   /// casts and traffic low and f32: {low, f32}.
   std::pair<int64_t, int64_t>
