@@ -371,6 +371,23 @@ static void searchNodes(ArrayRef<PrecisionPainting::Node> nodes,
   }
 }
 
+/// Keeps f32 (deny, for `why`, related to the seed it came from) every node
+/// that a search from `seeds` enters (`enter`).
+static void keepF32From(MutableArrayRef<PrecisionPainting::Node> nodes,
+                        ArrayRef<unsigned> seeds, Direction direction,
+                        PrecisionPainting::Node::Why why,
+                        function_ref<bool(unsigned)> enter) {
+  std::vector<unsigned> origin(nodes.size(), 0);
+  for (unsigned seed : seeds)
+    origin[seed] = seed;
+  searchNodes(nodes, seeds, direction, enter, [&](unsigned id, unsigned from) {
+    origin[id] = origin[from];
+    nodes[id].deny = true;
+    nodes[id].why = why;
+    nodes[id].related = origin[id];
+  });
+}
+
 bool PrecisionPainting::hasClass(unsigned id, PrecisionClass cls) const {
   return nodes[id].classification.cls == cls;
 }
@@ -409,22 +426,12 @@ SmallVector<unsigned> PrecisionPainting::paintAllowAndDeny() {
       },
       [&](unsigned id, unsigned) { upstream[id] = 1; });
   // One search from all deny nodes; each tainted node remembers its origin.
-  std::vector<unsigned> origin(nodes.size(), 0);
-  for (unsigned seed : denySeeds)
-    origin[seed] = seed;
-  searchNodes(
-      nodes, denySeeds, Direction::Forward,
-      [&](unsigned id) {
-        return isOpen(id) &&
-               (hasClass(id, PrecisionClass::Infer) ||
-                (hasClass(id, PrecisionClass::Clear) && upstream[id]));
-      },
-      [&](unsigned id, unsigned from) {
-        origin[id] = origin[from];
-        nodes[id].deny = true;
-        nodes[id].why = Node::Why::Tainted;
-        nodes[id].related = origin[id];
-      });
+  keepF32From(nodes, denySeeds, Direction::Forward, Node::Why::Tainted,
+              [&](unsigned id) {
+                return isOpen(id) &&
+                       (hasClass(id, PrecisionClass::Infer) ||
+                        (hasClass(id, PrecisionClass::Clear) && upstream[id]));
+              });
   return allow;
 }
 
@@ -507,21 +514,11 @@ void PrecisionPainting::keepNormalizationInputsF32() {
         pattern == BodyPattern::BatchNormalization)
       statistics.push_back(id);
   }
-  std::vector<unsigned> origin(nodes.size(), 0);
-  for (unsigned id : statistics)
-    origin[id] = id;
-  searchNodes(
-      nodes, statistics, Direction::Backward,
-      [&](unsigned id) {
-        return isOpen(id) && (hasClass(id, PrecisionClass::Infer) ||
-                              hasClass(id, PrecisionClass::Clear));
-      },
-      [&](unsigned id, unsigned from) {
-        origin[id] = origin[from];
-        nodes[id].deny = true;
-        nodes[id].why = Node::Why::FeedsNormalization;
-        nodes[id].related = origin[id];
-      });
+  keepF32From(nodes, statistics, Direction::Backward,
+              Node::Why::FeedsNormalization, [&](unsigned id) {
+                return isOpen(id) && (hasClass(id, PrecisionClass::Infer) ||
+                                      hasClass(id, PrecisionClass::Clear));
+              });
 }
 
 void PrecisionPainting::paint() {
