@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.amp_obj_root, "test")
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%amp_libs", config.amp_libs_dir))
 config.substitutions.append(("%amp_src", config.amp_src_root))
+config.substitutions.append(("%amp_tools", config.amp_tools_dir))
 # The generated examples (amp-gen-model's output, written by the build).
 config.substitutions.append(("%amp_examples",
                              os.path.join(config.amp_obj_root, "examples")))

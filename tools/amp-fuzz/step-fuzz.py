@@ -392,6 +392,9 @@ def cmd_check(args):
 
 
 def default_bin():
+    # lit sets AMP_OPT to the amp-opt of the build under test.
+    if os.environ.get("AMP_OPT"):
+        return os.path.dirname(os.path.realpath(os.environ["AMP_OPT"]))
     found = shutil.which("amp-run")
     if found:
         return os.path.dirname(os.path.realpath(found))
@@ -414,7 +417,8 @@ def main():
         p.add_argument("--timeout", type=float, default=300)
         p.add_argument("--bin", default=default_bin(),
                        help="where amp-gen-model, amp-opt and amp-run are "
-                       "(default: amp-run's folder on PATH, else build/bin)")
+                       "(default: $AMP_OPT's folder, amp-run's on PATH, "
+                       "else build/bin)")
         p.add_argument("--inject-difference", default="",
                        choices=["", "f32-fast", "amp-rt", "amp-fast",
                                 "amp-lib"],
