@@ -1,6 +1,7 @@
 """--check and --dump-call: the exported and the AMP programs against
 PyTorch (f32 and autocast) on the same call, and the casts both make."""
 
+import contextlib
 import copy
 import json
 import math
@@ -71,13 +72,32 @@ def low_type_of(amp_out):
     return "bf16" if "bf16" in open(amp_out).read() else "f16"
 
 
+@contextlib.contextmanager
+def check_work_dir(args):
+    """The directory the checks compile in: removed afterwards unless
+    --keep asks for it."""
+    work = tempfile.mkdtemp(prefix="torch-to-amp-")
+    try:
+        yield work
+    finally:
+        if args.keep:
+            print(f"  build files kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def write_check_json(base, results):
+    with open(base + ".check.json", "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+
+
 def check_training_step(args, model, inputs, call_args, described, out,
                         amp_out, base):
     """--check --train: the f32 export and the AMP program's training step
     (buffers, loss, gradients) against PyTorch's autograd on the same
     state."""
-    work = tempfile.mkdtemp(prefix="torch-to-amp-")
-    try:
+    with check_work_dir(args) as work:
         refs, num_buffers = reference_training_step(
             model, uses_mse(args.model), call_args,
             described, len(inputs))
@@ -103,14 +123,7 @@ def check_training_step(args, model, inputs, call_args, described, out,
         results["autocast_dtype"] = low
         results["autocast_vs_pytorch"] = compare_training_step(
             f"PyTorch autocast {low} vs PyTorch", refs, auto, num_buffers)
-        with open(base + ".check.json", "w") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
-    finally:
-        if args.keep:
-            print(f"  build files kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        write_check_json(base, results)
 
 
 def compare(name, ref, out):
@@ -222,8 +235,7 @@ def dump_call(model, inputs, call_args, directory):
 
 
 def check(args, model, inputs, call_args, out, amp_out, base):
-    work = tempfile.mkdtemp(prefix="torch-to-amp-")
-    try:
+    with check_work_dir(args) as work:
         with torch.no_grad():
             ref = model(*inputs)
         runs = compile_and_run(
@@ -253,12 +265,5 @@ def check(args, model, inputs, call_args, out, amp_out, base):
               f"{a['epilogue_count']} of them round a contraction's result, "
               f"{a['epilogue_bytes'] / 1e6:.2f} MB), PyTorch autocast "
               f"{t['count']} ({t['bytes'] / 1e6:.2f} MB)")
-        with open(base + ".check.json", "w") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
-    finally:
-        if args.keep:
-            print(f"  build files kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        write_check_json(base, results)
 
