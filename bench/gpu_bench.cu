@@ -91,14 +91,9 @@ void *residentRandom(size_t n, amp_rt_dtype t, std::mt19937 &rng) {
   return p;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  if (amp_rt_select_backend("cuda") != AMP_RT_SUCCESS) {
-    std::printf("skipped: no CUDA device (%s)\n", amp_rt_last_error());
-    return 0;
-  }
+/// Prints the device and returns its dense f16 Tensor Core peak in TFLOP/s
+/// (0 where this benchmark does not know the architecture's rate).
+double describeDevice() {
   int dev = 0, sms = 0, clockKHz = 0;
   const char *env = std::getenv("AMP_RT_CUDA_DEVICE");
   if (env)
@@ -118,20 +113,25 @@ int main(int argc, char **argv) {
     std::printf("dense f16 tensor peak (f32 accumulate): %.0f TFLOP/s\n", peak);
   else
     std::printf("dense f16 tensor peak: n/a for this architecture\n");
-  auto pct = [&](double tf) {
-    static char buf[32];
-    if (peak <= 0)
-      return "n/a";
-    std::snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * tf / peak);
-    return static_cast<const char *>(buf);
-  };
+  return peak;
+}
 
+/// The share of the peak, or "n/a"; the text lives until the next call.
+const char *percentOfPeak(double tflops, double peak) {
+  static char buf[32];
+  if (peak <= 0)
+    return "n/a";
+  std::snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * tflops / peak);
+  return buf;
+}
+
+/// Square GEMMs: cuBLAS sgemm against libamp_rt's f16 / bf16 paths.
+void benchGemms(bool quick, double peak, std::mt19937 &rng) {
   cublasHandle_t cublas;
   if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
     std::fprintf(stderr, "cublasCreate failed\n");
-    return 1;
+    std::exit(1);
   }
-  std::mt19937 rng(1);
   auto sync = [] { check(amp_rt_synchronize(), "amp_rt_synchronize"); };
   auto devSync = [] { checkCuda(cudaDeviceSynchronize(), "sync"); };
 
@@ -184,7 +184,8 @@ int main(int argc, char **argv) {
                   (long long)N, (long long)K);
     std::printf("%-18s %10.1f %10.1f %10.1f %10s %11.1fx %10.1f\n", name,
                 flops / tS * 1e-12, flops / t16 * 1e-12, flops / tb * 1e-12,
-                pct(flops / t16 * 1e-12), tS / t16, flops / t1616 * 1e-12);
+                percentOfPeak(flops / t16 * 1e-12, peak), tS / t16,
+                flops / t1616 * 1e-12);
     for (void *p : {a16, b16, ab, bb, c32, c16})
       check(amp_rt_buffer_free(p), "free");
     cudaFree(fa);
@@ -192,6 +193,13 @@ int main(int argc, char **argv) {
     cudaFree(fc);
   }
 
+  cublasDestroy(cublas);
+}
+
+/// resnet-like NHWC convolutions in the three directions, 16-bit and f32
+/// outputs.
+void benchConvs(bool quick, double peak, std::mt19937 &rng) {
+  auto sync = [] { check(amp_rt_synchronize(), "amp_rt_synchronize"); };
   std::printf("\nconv2d NHWC (KRSC filter), f32 accumulation, resident "
               "operands; f16->f32 runs in TF32 (exact for f16 inputs)\n");
   std::printf("%-34s %-8s %10s %10s %10s %10s\n", "N,H,W,C -> K, RxS/stride",
@@ -262,11 +270,24 @@ int main(int argc, char **argv) {
       std::printf("%-34s %-8s %10.1f %10.1f %10.1f %10s\n",
                   dir == 0 ? name : "", dirName[dir], flops / th * 1e-12,
                   flops / tbf * 1e-12, flops / tf * 1e-12,
-                  pct(flops / th * 1e-12));
+                  percentOfPeak(flops / th * 1e-12, peak));
     }
     for (void *p : {x16, w16, y16, xb, wb, yb, x32, w32, y32})
       check(amp_rt_buffer_free(p), "free");
   }
-  cublasDestroy(cublas);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (amp_rt_select_backend("cuda") != AMP_RT_SUCCESS) {
+    std::printf("skipped: no CUDA device (%s)\n", amp_rt_last_error());
+    return 0;
+  }
+  double peak = describeDevice();
+  std::mt19937 rng(1);
+  benchGemms(quick, peak, rng);
+  benchConvs(quick, peak, rng);
   return 0;
 }

@@ -143,32 +143,13 @@ static bool isCollapsiblePair(MemRefType type, int64_t dim) {
   return memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
 }
 
-FailureOr<RuntimeCall> mlir::amp::matchRuntimeCall(linalg::LinalgOp op,
-                                                   bool includeF32,
-                                                   std::string &why) {
-  FailureOr<SmallVector<MemRefType, 3>> operandTypes =
-      getStridedOperandTypes(op, why);
-  if (failed(operandTypes))
-    return failure();
-  ArrayRef<MemRefType> types = *operandTypes;
-  Type in = types[0].getElementType();
-  StringRef inName = getRuntimeTypeName(in);
-  StringRef outName = getRuntimeTypeName(types[2].getElementType());
-  if (in != types[1].getElementType() || inName.empty() ||
-      (inName == "f32" && !includeF32)) {
-    why = "no runtime entry point for inputs of these types";
-    return failure();
-  }
-  // runtime/include/amp_rt.h: the output is f32 or the input type (no
-  // f16 -> bf16, bf16 -> f16 or f32 -> f16/bf16 entry points).
-  if (outName != "f32" && outName != inName) {
-    llvm::raw_string_ostream os(why);
-    os << "no runtime entry point for " << inName << " inputs and an "
-       << types[2].getElementType() << " output";
-    return failure();
-  }
-
-  RuntimeCall call;
+/// Which runtime entry point family `op` calls ("matmul", "conv2d_nchw_fchw",
+/// ...), with its scalar arguments (transposes, strides and paddings) set
+/// in `call`.
+static FailureOr<StringRef> matchRuntimeKind(linalg::LinalgOp op,
+                                             ArrayRef<MemRefType> types,
+                                             RuntimeCall &call,
+                                             std::string &why) {
   MLIRContext *ctx = op.getContext();
   StringRef kind;
   BlockedConvForm blockedForm = BlockedConvForm::Dense;
@@ -225,7 +206,39 @@ FailureOr<RuntimeCall> mlir::amp::matchRuntimeCall(linalg::LinalgOp op,
     why = "not a runtime op";
     return failure();
   }
-  call.callee = ("amp_rt_" + kind + "_" + inName + "_" + outName).str();
+  return kind;
+}
+
+FailureOr<RuntimeCall> mlir::amp::matchRuntimeCall(linalg::LinalgOp op,
+                                                   bool includeF32,
+                                                   std::string &why) {
+  FailureOr<SmallVector<MemRefType, 3>> operandTypes =
+      getStridedOperandTypes(op, why);
+  if (failed(operandTypes))
+    return failure();
+  ArrayRef<MemRefType> types = *operandTypes;
+  Type in = types[0].getElementType();
+  StringRef inName = getRuntimeTypeName(in);
+  StringRef outName = getRuntimeTypeName(types[2].getElementType());
+  if (in != types[1].getElementType() || inName.empty() ||
+      (inName == "f32" && !includeF32)) {
+    why = "no runtime entry point for inputs of these types";
+    return failure();
+  }
+  // runtime/include/amp_rt.h: the output is f32 or the input type (no
+  // f16 -> bf16, bf16 -> f16 or f32 -> f16/bf16 entry points).
+  if (outName != "f32" && outName != inName) {
+    llvm::raw_string_ostream os(why);
+    os << "no runtime entry point for " << inName << " inputs and an "
+       << types[2].getElementType() << " output";
+    return failure();
+  }
+
+  RuntimeCall call;
+  FailureOr<StringRef> kind = matchRuntimeKind(op, types, call, why);
+  if (failed(kind))
+    return failure();
+  call.callee = ("amp_rt_" + *kind + "_" + inName + "_" + outName).str();
   return call;
 }
 
