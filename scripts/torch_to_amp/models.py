@@ -133,11 +133,20 @@ def build_model(args):
         for m in model.modules():
             if isinstance(m, nn.modules.dropout._DropoutNd):
                 m.eval()
-    # Random but not trivial inference-mode batch norm: running statistics
-    # other than (0, 1), so that the folded scale and shift are exercised.
+    randomize_batch_norms(model)
+    return model, inputs
+
+
+def randomize_batch_norms(model, spread=1.0, affine=False):
+    """Random but not trivial inference-mode batch norm: running statistics
+    other than (0, 1), as after training, so that the folded scale and
+    shift are exercised (`spread` widens them; `affine` also draws the
+    scale and shift)."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, nn.modules.batchnorm._BatchNorm):
-                m.running_mean.normal_(0.0, 0.1)
-                m.running_var.uniform_(0.5, 1.5)
-    return model, inputs
+                m.running_mean.normal_(0.0, 0.1 * spread)
+                m.running_var.uniform_(1.0 - 0.5 * spread, 1.0 + 0.5 * spread)
+                if affine:
+                    m.weight.normal_(1.0, 0.2 * spread)
+                    m.bias.normal_(0.0, 0.2 * spread)

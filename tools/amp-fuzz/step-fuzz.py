@@ -52,7 +52,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+from fuzzrun import Campaign, add_run_arguments
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -338,42 +339,23 @@ def save_failure(outdir, cfg, kind, msg, case):
 
 def cmd_run(args):
     avx512 = "avx512f" in cpu_flags()
-    start, counts, failures, margins = time.time(), {}, [], {}
-    last = None
     os.makedirs(args.out, exist_ok=True)
-    seeds = ([int(x) for x in args.seeds.split(",")] if args.seeds else
-             range(args.seed_start, args.seed_start + args.count))
-    for seed in seeds:
-        if args.time_limit and time.time() - start > args.time_limit:
-            break
+
+    def check(seed, tmp):
         cfg = make_config(seed)
-        tmp = tempfile.mkdtemp(prefix="step-fuzz-")
-        last = seed
-        try:
-            kind, msg, case = check_case(cfg, tmp, args, avx512)
-            counts[kind or msg] = counts.get(kind or msg, 0) + 1
-            for what, m in case.margins.items():
-                if m > margins.get(what, (0.0, None))[0]:
-                    margins[what] = (m, seed)
-            if kind:
-                where = save_failure(args.out, cfg, kind, msg, case)
-                failures.append((seed, kind, msg))
-                print("FAIL seed %d %s: %s (%s)" % (seed, kind, msg, where),
-                      flush=True)
-            elif args.verbose:
-                print("seed %d %s %s: %s" % (seed, cfg["model"], cfg["mode"],
-                                             msg), flush=True)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("step-fuzz: %d seeds (the last %s) in %.0f s: %s" %
-          (sum(counts.values()), last, time.time() - start,
-           ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    # How close the passing seeds came to each tolerance: a check whose
-    # margin stays tiny is looser than it needs to be.
-    print("largest difference / tolerance: " + ", ".join(
-        "%s %.2f (seed %d)" % (what, m, seed)
-        for what, (m, seed) in sorted(margins.items())))
-    return 1 if failures else 0
+        kind, msg, case = check_case(cfg, tmp, args, avx512)
+        if kind:
+            where = save_failure(args.out, cfg, kind, msg, case)
+            print("FAIL seed %d %s: %s (%s)" % (seed, kind, msg, where),
+                  flush=True)
+        elif args.verbose:
+            print("seed %d %s %s: %s" % (seed, cfg["model"], cfg["mode"],
+                                         msg), flush=True)
+        return kind, msg, case.margins
+
+    campaign = Campaign("step-fuzz", args).run(check)
+    campaign.summary()
+    return campaign.exit_code()
 
 
 def cmd_config(args):
@@ -405,13 +387,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run")
-    run.add_argument("--count", type=int, default=20)
-    run.add_argument("--seed-start", type=int, default=0)
-    run.add_argument("--seeds", default="",
-                     help="these seeds (comma-separated) instead")
-    run.add_argument("--out", default="step-fuzz-out")
-    run.add_argument("--time-limit", type=float, default=0,
-                     help="stop starting seeds after this many seconds")
+    add_run_arguments(run, "step-fuzz-out")
     for p in (run, sub.add_parser("check"), sub.add_parser("config")):
         p.add_argument("-v", "--verbose", action="store_true")
         p.add_argument("--timeout", type=float, default=300)

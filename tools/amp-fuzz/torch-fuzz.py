@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""torch-fuzz: random PyTorch models through the export path, amp-opt and
+the CPU, against PyTorch f32 and PyTorch's autocast.
+
+    torch-fuzz.py run    [--count N] [--seed-start S] [--out DIR] [--time-limit T]
+    torch-fuzz.py config --seed N        # the seed's model, mode and pipeline
+    torch-fuzz.py check  --seed N        # one seed, its files kept
+
+amp-fuzz.py and step-fuzz.py draw IR; what real users feed amp-opt is a
+PyTorch model exported by scripts/torch-to-amp.py. For every seed this
+draws a model (torch_models.py: a CNN of convolutions -- strided, dilated,
+depthwise --, batch norms, activations, pools and residual blocks; a
+sequence model of encoder layers, written-out attention with or without a
+causal mask, residual MLPs and layer norms; or an MLP with layer / batch
+norms and a softmax head), a mode (f16 or bf16) and a --check pipeline
+(reference loops or amp-run's fast one), exports it at batch size 1-64,
+runs `amp-opt --amp`, compiles and runs the f32 export and the AMP program
+on PyTorch's input and weights, and checks:
+
+  crash     the export, amp-opt, the compile or a run dies, or amp-opt
+            rejects the export
+  f32       the f32 export differs from PyTorch f32 (rel. L2 > 1e-4): an
+            export or lowering bug, no precision involved
+  finite    the AMP result has an Inf or NaN where PyTorch f32's and
+            autocast's have none
+  accuracy  the AMP result's rel. L2 against PyTorch f32 exceeds twice
+            autocast's (in the same 16-bit type) plus a floor (4e-3 bf16,
+            5e-4 f16): amp-opt must be about as accurate as autocast on
+            any model, not just on the benchmarked ones
+
+A model torch.export or torch-mlir cannot export is counted ("export
+refused", with the reason), not a failure. The summary also counts the
+seeds whose amp-opt casts move more bytes than autocast's. A failure is
+saved under OUT/failures/<kind>-s<seed>/ with the model description, the
+MLIR files and the logs. The driver uses the standard library; each seed
+runs in the torch venv (scripts/setup-torch.sh). See docs/fuzzing.md.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from fuzzrun import Campaign, add_run_arguments
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FLOOR = {"bf16": 4e-3, "f16": 5e-4}
+
+
+def make_config(seed):
+    """What a seed runs. The model comes from torch_models.draw(seed) (in
+    the child, which has torch); mode and pipeline from their own rng, so
+    that a change of the model drawing keeps them."""
+    rng = random.Random(seed * 7919 + 1)
+    return {"seed": seed, "mode": rng.choice(["bf16", "f16"]),
+            "pipeline": rng.choice(["reference", "fast"])}
+
+
+def default_torch_python():
+    venv = os.environ.get("AMP_TORCH_VENV",
+                          os.path.expanduser("~/.venvs/amp-torch"))
+    return os.path.join(venv, "bin", "python")
+
+
+def default_amp_opt():
+    if os.environ.get("AMP_OPT"):
+        return os.environ["AMP_OPT"]
+    return os.path.join(ROOT, "build", "bin", "amp-opt")
+
+
+# ------------------------------------------------------------------- child
+
+def run_one(args):
+    """In the torch venv: draw, export, amp-opt, check; writes
+    DIR/result.json. Any exception is the parent's to classify."""
+    import traceback
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import importlib.util
+    import torch_models
+    spec_ = importlib.util.spec_from_file_location(
+        "torch_to_amp_main", os.path.join(ROOT, "scripts", "torch-to-amp.py"))
+    t2a = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(t2a)
+
+    # scripts/lower-to-llvm.sh lowers with $AMP_OPT, and the fast
+    # pipeline links the libamp_rt beside it (../lib).
+    os.environ["AMP_OPT"] = os.path.abspath(args.amp_opt)
+    cfg = make_config(args.seed)
+    spec = torch_models.draw(args.seed)
+    result = {"config": cfg, "model": spec, "stage": "build"}
+    path = os.path.join(args.dir, "result.json")
+
+    def write(**kw):
+        result.update(kw)
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1)
+
+    write()
+    model, inputs = torch_models.build(spec)
+    out = os.path.join(args.dir, "model.mlir")
+    sys.argv = ["torch-to-amp.py", "mlp", "--amp", "--check", "-o", out,
+                "--amp-opt", args.amp_opt,
+                "--amp-options=mode=%s" % cfg["mode"],
+                "--check-pipeline", cfg["pipeline"],
+                "--batch", str(spec["input"][0])]
+    targs = t2a.parse_args()
+    targs.model = "fuzz-s%d" % args.seed
+    files = t2a.Outputs(targs)
+    write(stage="export")
+    try:
+        described, call_args = t2a.export_model(targs, files, model, inputs)
+    except Exception as e:  # torch.export / torch-mlir refusing the model
+        write(stage="export-refused",
+              reason=(type(e).__name__ + ": " + str(e)).splitlines()[0][:300],
+              trace=traceback.format_exc()[-2000:])
+        return 0
+    write(stage="amp-opt")
+    t2a.run_amp_opt(targs, files)  # exits non-zero when amp-opt fails
+    write(stage="check")
+    if args.inject_difference:
+        inject_difference(args.inject_difference)
+    t2a.check(targs, model, inputs, call_args, files.out,
+              files.base + ".amp.mlir", files.base)
+    with open(files.base + ".check.json") as f:
+        write(stage="done", check=json.load(f))
+    return 0
+
+
+def inject_difference(which):
+    """Negative control: adds 1% of noise to the f32 export's or the AMP
+    program's result (the check runs f32 first, then AMP), which its check
+    must report."""
+    import torch
+    import torch_to_amp.checks as checks
+    call, calls = checks.call_shared_library, []
+
+    def perturbed(lib, func_name, call_args, ref):
+        out = call(lib, func_name, call_args, ref)
+        calls.append(out)
+        if ["f32", "amp"][len(calls) - 1] == which:
+            g = torch.Generator().manual_seed(0)
+            out = out + 0.01 * out.abs().mean() * torch.randn(
+                out.shape, generator=g, dtype=out.dtype)
+        return out
+
+    checks.call_shared_library = perturbed
+
+
+# ------------------------------------------------------------------ parent
+
+def evaluate(cfg, result):
+    """(kind or None, message, margins) of a child's result."""
+    c = result["check"]
+    f32 = c["mlir_f32_vs_pytorch"]
+    amp, auto = c["amp_vs_pytorch"], c["autocast_vs_pytorch"]
+    margins = {"f32": f32["rel_l2_err"] / 1e-4}
+    if not f32["finite"] or f32["rel_l2_err"] > 1e-4:
+        return ("f32", "the f32 export against PyTorch: rel. L2 %.3g"
+                % f32["rel_l2_err"], margins)
+    if not amp["finite"]:
+        if auto["finite"]:
+            return ("finite", "the AMP result has Inf / NaN; autocast's "
+                    "has none", margins)
+        return (None, "both 16-bit results overflow", margins)
+    if not auto["finite"]:
+        return (None, "autocast overflows, amp-opt does not", margins)
+    bound = 2 * auto["rel_l2_err"] + FLOOR[cfg["mode"]]
+    margins["accuracy"] = amp["rel_l2_err"] / bound
+    if amp["rel_l2_err"] > bound:
+        return ("accuracy", "rel. L2 %.3g against autocast's %.3g (bound "
+                "%.3g)" % (amp["rel_l2_err"], auto["rel_l2_err"], bound),
+                margins)
+    return (None, "ok", margins)
+
+
+def check_seed(cfg, tmp, args):
+    """Runs one seed's child; returns (kind or None, message, result)."""
+    cmd = [args.torch_python, os.path.abspath(__file__), "one",
+           "--seed", str(cfg["seed"]), "--dir", tmp,
+           "--amp-opt", args.amp_opt]
+    if args.inject_difference:
+        cmd += ["--inject-difference", args.inject_difference]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=args.timeout)
+        log, code = p.stdout + p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        log, code = ((e.stdout or b"").decode(errors="replace")
+                     if isinstance(e.stdout, bytes) else (e.stdout or "")), None
+    with open(os.path.join(tmp, "log.txt"), "w") as f:
+        f.write(log)
+    try:
+        with open(os.path.join(tmp, "result.json")) as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        result = {"stage": "start"}
+    stage = result.get("stage")
+    if code is None:
+        return "crash", "timed out at stage %s" % stage, result, {}
+    if stage == "export-refused":
+        return None, "export refused", result, {}
+    if code != 0 or stage != "done":
+        tail = [l for l in log.strip().splitlines() if l.strip()][-1:] or ["?"]
+        return ("crash", "stage %s, exit %s: %s" % (stage, code, tail[0][:200]),
+                result, {})
+    kind, msg, margins = evaluate(cfg, result)
+    return kind, msg, result, margins
+
+
+def save_failure(outdir, cfg, kind, msg, tmp):
+    d = os.path.join(outdir, "failures", "%s-s%d" % (kind, cfg["seed"]))
+    if os.path.exists(d):
+        shutil.rmtree(d)
+    shutil.copytree(tmp, d)
+    with open(os.path.join(d, "repro.sh"), "w") as f:
+        f.write("# %s: %s\n%s %s check --seed %d\n" % (
+            kind, msg, sys.executable, os.path.abspath(__file__),
+            cfg["seed"]))
+    return d
+
+
+def cmd_run(args):
+    refusals = {}
+    more_bytes = [0, 0, 0]  # seeds compared, amp > autocast, w/o epilogues
+    os.makedirs(args.out, exist_ok=True)
+
+    def check(seed, tmp):
+        cfg = make_config(seed)
+        kind, msg, result, margins = check_seed(cfg, tmp, args)
+        if msg == "export refused":
+            reason = result.get("reason", "?")[:120]
+            refusals[reason] = refusals.get(reason, 0) + 1
+        c = result.get("check", {})
+        if "amp_casts" in c:
+            a, t = c["amp_casts"], c["autocast_casts"]
+            more_bytes[0] += 1
+            more_bytes[1] += a["bytes"] > t["bytes"]
+            more_bytes[2] += a["bytes"] - a["epilogue_bytes"] > t["bytes"]
+        if kind:
+            where = save_failure(args.out, cfg, kind, msg, tmp)
+            print("FAIL seed %d %s: %s (%s)" % (seed, kind, msg, where),
+                  flush=True)
+        elif args.verbose:
+            print("seed %d %s %s %s: %s" % (
+                seed, result.get("model", {}).get("family"), cfg["mode"],
+                cfg["pipeline"], msg), flush=True)
+        return kind, msg, margins
+
+    campaign = Campaign("torch-fuzz", args).run(check)
+    campaign.summary()
+    print("casts moving more bytes than autocast's: %d of %d seeds "
+          "(%d without the roundings of contraction results)" %
+          (more_bytes[1], more_bytes[0], more_bytes[2]))
+    for reason, n in sorted(refusals.items(), key=lambda kv: -kv[1]):
+        print("  export refused %d: %s" % (n, reason))
+    return campaign.exit_code()
+
+
+def cmd_config(args):
+    cfg = make_config(args.seed)
+    p = subprocess.run([args.torch_python, "-c",
+                        "import json,sys; sys.path[:0] = [%r, %r]; "
+                        "import torch_models; print(json.dumps("
+                        "torch_models.draw(%d), indent=1))"
+                        % (HERE, os.path.join(ROOT, "scripts"), args.seed)],
+                       capture_output=True, text=True)
+    print(json.dumps(cfg, indent=1))
+    sys.stdout.write(p.stdout or p.stderr)
+    return p.returncode
+
+
+def cmd_check(args):
+    cfg = make_config(args.seed)
+    tmp = tempfile.mkdtemp(prefix="torch-fuzz-")
+    kind, msg, _, margins = check_seed(cfg, tmp, args)
+    print("%s: %s (files in %s)" % (kind or "pass", msg, tmp))
+    print("difference / tolerance: " + ", ".join(
+        "%s %.2f" % kv for kv in sorted(margins.items())))
+    return 1 if kind else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run")
+    add_run_arguments(run, "torch-fuzz-out")
+    one = sub.add_parser("one", help="(internal) one seed, in the torch venv")
+    one.add_argument("--dir", required=True)
+    for p in (run, one, sub.add_parser("check"), sub.add_parser("config")):
+        p.add_argument("-v", "--verbose", action="store_true")
+        p.add_argument("--timeout", type=float, default=300)
+        p.add_argument("--amp-opt", default=default_amp_opt(),
+                       help="the amp-opt under test (default: $AMP_OPT, "
+                       "else build/bin/amp-opt)")
+        p.add_argument("--torch-python", default=default_torch_python(),
+                       help="the torch venv's python (default: "
+                       "$AMP_TORCH_VENV/bin/python or ~/.venvs/amp-torch)")
+        p.add_argument("--inject-difference", choices=["", "f32", "amp"],
+                       default="", help="negative control: 1%% noise on "
+                       "this program's result, which its check must report")
+        if p is not run:
+            p.add_argument("--seed", type=int, required=True)
+    args = ap.parse_args()
+    if args.cmd != "one" and not os.path.exists(args.torch_python):
+        sys.exit("torch-fuzz: no torch venv at %s (scripts/setup-torch.sh)"
+                 % args.torch_python)
+    return {"run": cmd_run, "one": run_one, "check": cmd_check,
+            "config": cmd_config}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
