@@ -83,6 +83,12 @@ def parse_args():
     p.add_argument("--train", action="store_true",
                    help="export the training step (forward, loss, backward) "
                    "instead of the inference forward")
+    p.add_argument("--loss", choices=["auto", "cross-entropy", "mse"],
+                   default="auto",
+                   help="with --train: the loss (default: the mean squared "
+                        "error for transformer and encoder-layer, whose "
+                        "output is an embedding, the cross-entropy against a "
+                        "one-hot target for the others)")
     p.add_argument("--dump-params", metavar="FILE",
                    help="with --train: write the model's parameters (the "
                    "training step's param arguments, in argument order) as "
@@ -135,6 +141,8 @@ def parse_args():
     if args.train and args.model == "gpt":
         p.error("--train: gpt's embedding backward lowers to tm_tensor."
                 "scatter, which is not upstream MLIR")
+    if args.loss != "auto" and not args.train:
+        p.error("--loss needs --train")
     if args.dump_params and not args.train:
         p.error("--dump-params needs --train")
     if args.train and args.params != "args":

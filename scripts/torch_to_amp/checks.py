@@ -99,7 +99,7 @@ def check_training_step(args, model, inputs, call_args, described, out,
     state."""
     with check_work_dir(args) as work:
         refs, num_buffers = reference_training_step(
-            model, uses_mse(args.model), call_args,
+            model, uses_mse(args), call_args,
             described, len(inputs))
         runs = compile_and_run(
             args, work, (("f32", out), ("amp", amp_out)),
@@ -117,7 +117,7 @@ def check_training_step(args, model, inputs, call_args, described, out,
         # PyTorch's autocast in the precision amp-opt chose, side by side.
         low = low_type_of(amp_out)
         auto, _ = reference_training_step(
-            model, uses_mse(args.model), call_args,
+            model, uses_mse(args), call_args,
             described, len(inputs),
             torch.bfloat16 if low == "bf16" else torch.float16)
         results["autocast_dtype"] = low

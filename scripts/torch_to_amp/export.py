@@ -14,9 +14,13 @@ from torch_mlir import fx
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 
-def uses_mse(model_name):
-    """The encoders' output is an embedding: their loss is the MSE."""
-    return model_name in ("transformer", "encoder-layer")
+def uses_mse(args):
+    """The training step's loss: --loss, or by default the mean squared
+    error for the encoders (their output is an embedding) and the
+    cross-entropy for the classifiers."""
+    if args.loss != "auto":
+        return args.loss == "mse"
+    return args.model in ("transformer", "encoder-layer")
 
 
 class WeightsAsArguments(nn.Module):
@@ -163,7 +167,7 @@ def export_training_step(args, model, inputs):
     torch.manual_seed(args.seed + 1)
     with torch.no_grad():
         out = model(*inputs)
-    mse = uses_mse(args.model)
+    mse = uses_mse(args)
     if mse:
         target = torch.randn_like(out)
     else:

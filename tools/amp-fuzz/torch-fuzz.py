@@ -57,8 +57,12 @@ def make_config(seed):
     the child, which has torch); mode and pipeline from their own rng, so
     that a change of the model drawing keeps them."""
     rng = random.Random(seed * 7919 + 1)
-    return {"seed": seed, "mode": rng.choice(["bf16", "f16"]),
-            "pipeline": rng.choice(["reference", "fast"])}
+    cfg = {"seed": seed, "mode": rng.choice(["bf16", "f16"]),
+           "pipeline": rng.choice(["reference", "fast"])}
+    # A third of the seeds export the training step (forward + backward,
+    # batch norm on batch statistics) instead of the forward.
+    cfg["train"] = rng.random() < 0.35
+    return cfg
 
 
 def default_torch_python():
@@ -109,7 +113,15 @@ def run_one(args):
                 "--amp-options=mode=%s" % cfg["mode"],
                 "--check-pipeline", cfg["pipeline"],
                 "--batch", str(spec["input"][0])]
+    if cfg["train"]:
+        # The cross-entropy of one output is 0 whatever the weights: a
+        # regression head trains on the squared error.
+        sys.argv += ["--train", "--loss",
+                     "mse" if torch_models.outputs(spec) == 1
+                     else "cross-entropy"]
     targs = t2a.parse_args()
+    if cfg["train"]:
+        model.train()
     targs.model = "fuzz-s%d" % args.seed
     files = t2a.Outputs(targs)
     write(stage="export")
@@ -125,8 +137,13 @@ def run_one(args):
     write(stage="check")
     if args.inject_difference:
         inject_difference(args.inject_difference)
-    t2a.check(targs, model, inputs, call_args, files.out,
-              files.base + ".amp.mlir", files.base)
+    if cfg["train"]:
+        t2a.check_training_step(targs, model, inputs, call_args, described,
+                                files.out, files.base + ".amp.mlir",
+                                files.base)
+    else:
+        t2a.check(targs, model, inputs, call_args, files.out,
+                  files.base + ".amp.mlir", files.base)
     with open(files.base + ".check.json") as f:
         write(stage="done", check=json.load(f))
     return 0
@@ -134,29 +151,75 @@ def run_one(args):
 
 def inject_difference(which):
     """Negative control: adds 1% of noise to the f32 export's or the AMP
-    program's result (the check runs f32 first, then AMP), which its check
+    program's results (the check runs f32 first, then AMP), which its check
     must report."""
     import torch
     import torch_to_amp.checks as checks
-    call, calls = checks.call_shared_library, []
+    calls = []
+    g = torch.Generator().manual_seed(0)
 
-    def perturbed(lib, func_name, call_args, ref):
-        out = call(lib, func_name, call_args, ref)
-        calls.append(out)
-        if ["f32", "amp"][len(calls) - 1] == which:
-            g = torch.Generator().manual_seed(0)
-            out = out + 0.01 * out.abs().mean() * torch.randn(
-                out.shape, generator=g, dtype=out.dtype)
-        return out
+    def noisy(out):
+        return out + 0.01 * out.abs().mean() * torch.randn(
+            out.shape, generator=g, dtype=out.dtype)
 
-    checks.call_shared_library = perturbed
+    def perturbed(call):
+        def run(*args):
+            out = call(*args)
+            calls.append(out)
+            if ["f32", "amp"][len(calls) - 1] != which:
+                return out
+            # A forward's result, or every result of a training step.
+            return [noisy(o) for o in out] if isinstance(out, (list, tuple)) \
+                else noisy(out)
+        return run
+
+    checks.call_shared_library = perturbed(checks.call_shared_library)
+    checks.call_training_step = perturbed(checks.call_training_step)
 
 
 # ------------------------------------------------------------------ parent
 
+def evaluate_training_step(cfg, c):
+    """evaluate() of a training step: the loss, the gradients (their
+    median rel. L2 for accuracy: a near-zero gradient's relative error says
+    little) and the updated batch-norm statistics."""
+    f32 = c["mlir_f32_vs_pytorch"]
+    amp, auto = c["amp_vs_pytorch"], c["autocast_vs_pytorch"]
+    scale = max(1.0, abs(f32["loss_ref"]))
+    margins = {"f32": max(f32["grad_rel_l2_max"] / 1e-3,
+                          f32["buffer_rel_l2_max"] / 1e-4,
+                          f32["loss_abs_err"] / (1e-5 * scale))}
+    if not f32["finite"] or margins["f32"] > 1:
+        return ("f32", "the f32 step against autograd: loss error %.3g, "
+                "gradients' rel. L2 up to %.3g, statistics' %.3g" % (
+                    f32["loss_abs_err"], f32["grad_rel_l2_max"],
+                    f32["buffer_rel_l2_max"]), margins)
+    if not amp["finite"]:
+        if auto["finite"]:
+            return ("finite", "the AMP step has Inf / NaN; autocast's has "
+                    "none", margins)
+        return (None, "both 16-bit steps overflow", margins)
+    if not auto["finite"]:
+        return (None, "autocast overflows, amp-opt does not", margins)
+    floor = FLOOR[cfg["mode"]]
+    loss_bound = 2 * auto["loss_abs_err"] + floor * scale
+    grad_bound = 2 * auto["grad_rel_l2_median"] + 2 * floor
+    margins["accuracy"] = max(amp["loss_abs_err"] / loss_bound,
+                              amp["grad_rel_l2_median"] / grad_bound)
+    if margins["accuracy"] > 1:
+        return ("accuracy", "loss error %.3g (autocast %.3g), gradients' "
+                "median rel. L2 %.3g (autocast %.3g)" % (
+                    amp["loss_abs_err"], auto["loss_abs_err"],
+                    amp["grad_rel_l2_median"], auto["grad_rel_l2_median"]),
+                margins)
+    return (None, "ok", margins)
+
+
 def evaluate(cfg, result):
     """(kind or None, message, margins) of a child's result."""
     c = result["check"]
+    if c.get("train"):
+        return evaluate_training_step(cfg, c)
     f32 = c["mlir_f32_vs_pytorch"]
     amp, auto = c["amp_vs_pytorch"], c["autocast_vs_pytorch"]
     margins = {"f32": f32["rel_l2_err"] / 1e-4}
@@ -247,8 +310,9 @@ def cmd_run(args):
             print("FAIL seed %d %s: %s (%s)" % (seed, kind, msg, where),
                   flush=True)
         elif args.verbose:
-            print("seed %d %s %s %s: %s" % (
-                seed, result.get("model", {}).get("family"), cfg["mode"],
+            print("seed %d %s%s %s %s: %s" % (
+                seed, result.get("model", {}).get("family"),
+                " step" if cfg["train"] else "", cfg["mode"],
                 cfg["pipeline"], msg), flush=True)
         return kind, msg, margins
 

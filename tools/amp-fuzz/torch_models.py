@@ -118,9 +118,10 @@ def draw_seq(rng):
             heads = next(hh for hh in (4, 2, 1) if d % hh == 0)
     if rng.random() < 0.5:
         layers.append({"op": "mean_tokens"})
-    layers.append({"op": "linear", "in": d, "out": rng.choice([1, 3, 8, 16]),
-                   "bias": True})
-    if rng.random() < 0.3:
+    out = rng.choice([1, 3, 8, 16])
+    layers.append({"op": "linear", "in": d, "out": out, "bias": True})
+    # (A softmax of one value is a constant.)
+    if out > 1 and rng.random() < 0.3:
         layers.append({"op": "log_softmax"})
     return {"family": "seq", "input": shape, "layers": layers}
 
@@ -149,11 +150,16 @@ def draw_mlp(rng):
                            "hidden": rng.randint(1, 128),
                            "fn": rng.choice(ACTIVATIONS),
                            "norm": rng.random() < 0.5})
-    layers.append({"op": "linear", "in": width, "out": rng.randint(1, 16),
-                   "bias": True})
-    if rng.random() < 0.4:
+    out = rng.randint(1, 16)
+    layers.append({"op": "linear", "in": width, "out": out, "bias": True})
+    if out > 1 and rng.random() < 0.4:
         layers.append({"op": rng.choice(["softmax", "log_softmax"])})
     return {"family": "mlp", "input": shape, "layers": layers}
+
+
+def outputs(spec):
+    """The features of the model's output (its last linear layer's)."""
+    return [l for l in spec["layers"] if l["op"] == "linear"][-1]["out"]
 
 
 def draw(seed):
