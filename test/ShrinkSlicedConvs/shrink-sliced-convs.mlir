@@ -70,3 +70,45 @@ func.func @other_use(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> (ten
   %s = tensor.extract_slice %c[0, 0, 0, 0] [2, 8, 3, 3] [1, 1, 1, 1] : tensor<2x8x4x4xf32> to tensor<2x8x3x3xf32>
   return %s, %c : tensor<2x8x3x3xf32>, tensor<2x8x4x4xf32>
 }
+
+// -----
+
+// torch-mlir's data gradient of a convolution whose output was concatenated
+// (DenseNet's layer: the gradient of its one new channel, channel 3 of 4, is
+// sliced out of a 4-channel one): the filter is flipped and transposed by a
+// generic that reads it by linalg.index. Its slice must read filter channel
+// 3: the index of the sliced dimension is offset (the pattern that sliced
+// the generic without offsetting its indices read channel 0: wrong
+// gradients, found by tools/amp-fuzz/torch-fuzz.py seed 32).
+// CHECK-LABEL: func.func @sliced_data_gradient_of_indexed_filter
+// CHECK-SAME:    (%[[DY:.+]]: tensor<2x16x15x15xf32>, %[[W:.+]]: tensor<16x4x3x3xf32>)
+// CHECK-DAG:     %[[C3:.+]] = arith.constant 3 : index
+// CHECK:         %[[FLIP:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x16x3x3xf32>)
+// CHECK:           %[[I1:.+]] = linalg.index 1 : index
+// CHECK:           tensor.extract %[[W]][%[[I1]], %[[C3]], %{{.+}}, %{{.+}}] : tensor<16x4x3x3xf32>
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%[[DY]], %[[FLIP]] : tensor<2x16x15x15xf32>, tensor<1x16x3x3xf32>) outs(%{{.+}} : tensor<2x1x13x13xf32>)
+// CHECK-NOT:     tensor.extract_slice
+#flip_out = affine_map<(f, c, h, w) -> (f, c, h, w)>
+func.func @sliced_data_gradient_of_indexed_filter(%dy: tensor<2x16x15x15xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<2x1x13x13xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c2 = arith.constant 2 : index
+  %ef = tensor.empty() : tensor<4x16x3x3xf32>
+  %flip = linalg.generic {indexing_maps = [#flip_out], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%ef : tensor<4x16x3x3xf32>) {
+  ^bb0(%out: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %h = arith.subi %c2, %i2 : index
+    %v = arith.subi %c2, %i3 : index
+    %x = tensor.extract %w[%i1, %i0, %h, %v] : tensor<16x4x3x3xf32>
+    linalg.yield %x : f32
+  } -> tensor<4x16x3x3xf32>
+  %e = tensor.empty() : tensor<2x4x13x13xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x13x13xf32>) -> tensor<2x4x13x13xf32>
+  %dx = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%dy, %flip : tensor<2x16x15x15xf32>, tensor<4x16x3x3xf32>) outs(%f : tensor<2x4x13x13xf32>) -> tensor<2x4x13x13xf32>
+  %s = tensor.extract_slice %dx[0, 3, 0, 0] [2, 1, 13, 13] [1, 1, 1, 1] : tensor<2x4x13x13xf32> to tensor<2x1x13x13xf32>
+  return %s : tensor<2x1x13x13xf32>
+}
