@@ -43,7 +43,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_to_amp.checks import (check, check_training_step,  # noqa: E402
                                  dump_call)
-from torch_to_amp.export import export, op_histogram, write_json  # noqa: E402
+from torch_to_amp.export import (ExportError, export,  # noqa: E402
+                                 op_histogram, write_json)
 from torch_to_amp.models import OWN_MODELS, build_model  # noqa: E402
 from torch_to_amp.native import REPO, run_tool  # noqa: E402
 
@@ -265,7 +266,10 @@ def main():
     files = Outputs(args)
     print(", ".join(f"{k} {v}" for k, v in versions().items()))
     model, inputs = build_model(args)
-    described, call_args = export_model(args, files, model, inputs)
+    try:
+        described, call_args = export_model(args, files, model, inputs)
+    except ExportError as e:
+        sys.exit(f"torch-to-amp: {args.model}: {e}")
     amp_out = run_amp_opt(args, files) if args.amp else None
     if args.dump_call:
         dump_call(model, inputs, call_args, args.dump_call)

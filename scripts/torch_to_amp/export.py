@@ -198,10 +198,30 @@ def export_training_step(args, model, inputs):
     return mlir_module, described, call_args
 
 
+class ExportError(Exception):
+    """The model exported to something amp-opt cannot read."""
+
+
+def check_upstream_only(mlir_module):
+    """torch-mlir leaves a few ops in its own tm_tensor dialect (the
+    scatter of an embedding's backward): not upstream MLIR, which is all
+    amp-opt reads."""
+    top, body = op_histogram(mlir_module)
+    foreign = sorted(name for name in {**top, **body}
+                     if name.startswith("tm_tensor."))
+    if foreign:
+        raise ExportError(
+            "the export has ops outside upstream MLIR: " + ", ".join(foreign)
+            + " (torch-mlir lowers an embedding's backward to "
+            "tm_tensor.scatter)")
+
+
 def export(args, model, inputs):
     """Returns (MLIR text, argument descriptions, call arguments)."""
     if args.train:
-        return export_training_step(args, model, inputs)
+        exported = export_training_step(args, model, inputs)
+        check_upstream_only(exported[0])
+        return exported
     if args.params == "args":
         names, weights = floating_state(model)
         module = WeightsAsArguments(model, names, len(inputs))

@@ -267,6 +267,12 @@ def check_seed(cfg, tmp, args):
     if code is None:
         return "crash", "timed out at stage %s" % stage, result, {}
     if stage == "export-refused":
+        # torch-mlir's exception says only that its pipeline failed; the
+        # diagnostic is in the log.
+        errors = [l.split("error: ", 1)[1] for l in log.splitlines()
+                  if "error: " in l]
+        if errors and result.get("reason", "").startswith("TorchMlir"):
+            result["reason"] = "torch-mlir: " + errors[0]
         return None, "export refused", result, {}
     if code != 0 or stage != "done":
         tail = [l for l in log.strip().splitlines() if l.strip()][-1:] or ["?"]

@@ -56,7 +56,7 @@ def draw_cnn(rng):
     layers = []
     for _ in range(rng.randint(1, 6)):
         kind = rng.choice(["conv", "conv", "conv", "bn", "act", "pool",
-                           "residual"])
+                           "residual", "dense", "groupnorm", "upsample"])
         if kind == "conv":
             drawn = draw_conv(rng, c, h, w)
             if drawn:
@@ -74,6 +74,22 @@ def draw_cnn(rng):
             # x + bn(conv3x3(act(x))): torchvision's basic block shape.
             layers.append({"op": "residual_conv", "ch": c,
                            "fn": rng.choice(ACTIVATIONS)})
+        elif kind == "dense":
+            # cat([x, conv3x3(act(bn(x)))], channels): DenseNet's layer.
+            growth = rng.choice([1, 2, 4, 8])
+            layers.append({"op": "dense_conv", "ch": c, "growth": growth,
+                           "fn": rng.choice(ACTIVATIONS)})
+            c += growth
+        elif kind == "groupnorm":
+            # (PyTorch refuses a group of one value.)
+            fits = [g for g in (1, 2, 4, c) if c % g == 0 and c // g * h * w > 1]
+            if fits:
+                layers.append({"op": "groupnorm", "groups": rng.choice(fits),
+                               "ch": c})
+        elif kind == "upsample" and h * w <= 256:
+            layers.append({"op": "upsample",
+                           "mode": rng.choice(["nearest", "bilinear"])})
+            h, w = 2 * h, 2 * w
     if rng.random() < 0.7:
         layers.append({"op": "global_avgpool"})
         feat = c
@@ -91,6 +107,12 @@ def draw_seq(rng):
     d = heads * rng.choice([2, 4, 8, 16])
     shape = [batch, t, d]
     layers = []
+    tokens = rng.random() < 0.25
+    if tokens:
+        # Token ids through an embedding (GPT's input), not embeddings.
+        vocab = rng.choice([2, 17, 100])
+        shape = [batch, t]
+        layers.append({"op": "embedding", "vocab": vocab, "d": d})
     for _ in range(rng.randint(1, 4)):
         kind = rng.choice(["encoder", "encoder", "attention", "mlp", "ln",
                            "linear"])
@@ -123,7 +145,10 @@ def draw_seq(rng):
     # (A softmax of one value is a constant.)
     if out > 1 and rng.random() < 0.3:
         layers.append({"op": "log_softmax"})
-    return {"family": "seq", "input": shape, "layers": layers}
+    spec = {"family": "seq", "input": shape, "layers": layers}
+    if tokens:
+        spec["vocab"] = vocab
+    return spec
 
 
 def draw_mlp(rng):
@@ -227,6 +252,17 @@ class ResidualConv(nn.Module):
         return x + self.bn(self.conv(self.act(x)))
 
 
+class DenseConv(nn.Module):
+    def __init__(self, ch, growth, fn):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(ch)
+        self.act = activation(fn)
+        self.conv = nn.Conv2d(ch, growth, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return torch.cat([x, self.conv(self.act(self.bn(x)))], 1)
+
+
 class Lambda(nn.Module):
     def __init__(self, fn):
         super().__init__()
@@ -255,12 +291,20 @@ def build_layer(layer):
         return nn.AvgPool2d(layer["k"], layer["stride"])
     if op == "residual_conv":
         return ResidualConv(layer["ch"], layer["fn"])
+    if op == "dense_conv":
+        return DenseConv(layer["ch"], layer["growth"], layer["fn"])
+    if op == "groupnorm":
+        return nn.GroupNorm(layer["groups"], layer["ch"])
+    if op == "upsample":
+        return nn.Upsample(scale_factor=2, mode=layer["mode"])
     if op == "global_avgpool":
         return nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())
     if op == "flatten":
         return nn.Flatten()
     if op == "linear":
         return nn.Linear(layer["in"], layer["out"], bias=layer["bias"])
+    if op == "embedding":
+        return nn.Embedding(layer["vocab"], layer["d"])
     if op == "layernorm":
         return nn.LayerNorm(layer["d"])
     if op == "encoder_layer":
@@ -290,5 +334,8 @@ def build(spec):
     model = nn.Sequential(*[build_layer(layer) for layer in spec["layers"]])
     model.eval()
     randomize_batch_norms(model, spread=1.4, affine=True)
-    x = torch.randn(*spec["input"]) * spec["input_scale"]
+    if "vocab" in spec:
+        x = torch.randint(0, spec["vocab"], spec["input"])
+    else:
+        x = torch.randn(*spec["input"]) * spec["input_scale"]
     return model, (x,)
