@@ -103,6 +103,14 @@ struct LoweringStages {
 /// transposed operands in place.
 static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // math.fpowi (torch-mlir's `x ** 2`, in layer norms' and losses'
+  // gradients) becomes multiplications where the exponent is a constant
+  // and powf elsewhere (upstream's expansion): the LLVM dialect's powi
+  // takes a scalar exponent, so a vectorized fpowi (fast's
+  // amp-vectorize-elementwise) had no lowering.
+  math::MathExpandOpsPassOptions expandPowi;
+  expandPowi.opMnemonics = {"fpowi"};
+  pm.addPass(math::createMathExpandOpsPass(expandPowi));
   if (on.fast) {
     // Convolutions of which only a slice is read compute that slice.
     pm.addPass(createShrinkSlicedConvsPass());
