@@ -42,13 +42,21 @@ def reference_training_step(model, mse, call_args, described, num_inputs,
 def compare_training_step(name, refs, outs, num_buffers):
     """The loss and the gradients of two training-step runs: the loss's
     absolute error, each floating result's rel. L2 error (its worst and
-    median over the gradients), and whether all are finite."""
-    def rel_l2(r, o):
-        r, o = r.double(), o.double()
-        return (torch.linalg.vector_norm(o - r)
-                / (torch.linalg.vector_norm(r) or 1.0)).item()
-    grads = [rel_l2(r, o) for r, o in zip(refs[num_buffers + 1:],
-                                          outs[num_buffers + 1:])]
+    median over the gradients), and whether all are finite. A gradient's
+    error is relative to the larger of its norm and 1e-3 of the largest
+    gradient's: one that is zero by construction (the bias of a layer
+    followed by a batch norm, everything before a batch norm whose output
+    is averaged over the whole batch) is rounding noise on both sides,
+    whose relative difference means nothing."""
+    def norm(t):
+        return torch.linalg.vector_norm(t.double()).item()
+
+    def rel_l2(r, o, floor=0.0):
+        return norm(o.double() - r.double()) / (max(norm(r), floor) or 1.0)
+    floor = 1e-3 * max((norm(r) for r in refs[num_buffers + 1:]),
+                       default=0.0)
+    grads = [rel_l2(r, o, floor) for r, o in zip(refs[num_buffers + 1:],
+                                                 outs[num_buffers + 1:])]
     stats = [rel_l2(r, o) for r, o in zip(refs[:num_buffers],
                                           outs[:num_buffers])
              if r.is_floating_point()]
