@@ -294,8 +294,20 @@ def save_failure(outdir, cfg, kind, msg, tmp):
     return d
 
 
+def error_ratio(result):
+    """amp-opt's error over autocast's on a passing seed: the forward's
+    rel. L2, a training step's median gradient rel. L2 (None where
+    autocast's is 0 or the seed has no check)."""
+    c = result.get("check")
+    if not c:
+        return None
+    key = "grad_rel_l2_median" if c.get("train") else "rel_l2_err"
+    amp, auto = c["amp_vs_pytorch"][key], c["autocast_vs_pytorch"][key]
+    return amp / auto if auto > 0 else None
+
+
 def cmd_run(args):
-    refusals = {}
+    refusals, ratios = {}, {"bf16": [], "f16": []}
     more_bytes = [0, 0, 0]  # seeds compared, amp > autocast, w/o epilogues
     os.makedirs(args.out, exist_ok=True)
 
@@ -311,6 +323,9 @@ def cmd_run(args):
             more_bytes[0] += 1
             more_bytes[1] += a["bytes"] > t["bytes"]
             more_bytes[2] += a["bytes"] - a["epilogue_bytes"] > t["bytes"]
+        ratio = error_ratio(result) if not kind else None
+        if ratio is not None:
+            ratios[cfg["mode"]].append(ratio)
         if kind:
             where = save_failure(args.out, cfg, kind, msg, tmp)
             print("FAIL seed %d %s: %s (%s)" % (seed, kind, msg, where),
@@ -327,6 +342,14 @@ def cmd_run(args):
     print("casts moving more bytes than autocast's: %d of %d seeds "
           "(%d without the roundings of contraction results)" %
           (more_bytes[1], more_bytes[0], more_bytes[2]))
+    # How amp-opt's error compares with autocast's over the passing seeds.
+    for mode, rs in sorted(ratios.items()):
+        if rs:
+            rs.sort()
+            print("%s error / autocast's: median %.2f, 90th percentile %.2f, "
+                  "worst %.2f; at most autocast's on %d of %d seeds" % (
+                      mode, rs[len(rs) // 2], rs[-(-9 * len(rs) // 10) - 1],
+                      rs[-1], sum(r <= 1 for r in rs), len(rs)))
     for reason, n in sorted(refusals.items(), key=lambda kv: -kv[1]):
         print("  export refused %d: %s" % (n, reason))
     return campaign.exit_code()
