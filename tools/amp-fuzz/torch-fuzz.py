@@ -179,6 +179,19 @@ def inject_difference(which):
 
 # ------------------------------------------------------------------ parent
 
+def overflow_verdict(amp, auto, what):
+    """(kind or None, message) when either 16-bit run is not finite: a
+    failure only where autocast's is; None when both are finite."""
+    if not amp["finite"]:
+        if auto["finite"]:
+            return ("finite", "the AMP %s has Inf / NaN; autocast's has none"
+                    % what)
+        return (None, "both 16-bit %ss overflow" % what)
+    if not auto["finite"]:
+        return (None, "autocast overflows, amp-opt does not")
+    return None
+
+
 def evaluate_training_step(cfg, c):
     """evaluate() of a training step: the loss, the gradients (their
     median rel. L2 for accuracy: a near-zero gradient's relative error says
@@ -194,13 +207,9 @@ def evaluate_training_step(cfg, c):
                 "gradients' rel. L2 up to %.3g, statistics' %.3g" % (
                     f32["loss_abs_err"], f32["grad_rel_l2_max"],
                     f32["buffer_rel_l2_max"]), margins)
-    if not amp["finite"]:
-        if auto["finite"]:
-            return ("finite", "the AMP step has Inf / NaN; autocast's has "
-                    "none", margins)
-        return (None, "both 16-bit steps overflow", margins)
-    if not auto["finite"]:
-        return (None, "autocast overflows, amp-opt does not", margins)
+    verdict = overflow_verdict(amp, auto, "step")
+    if verdict:
+        return verdict + (margins,)
     floor = FLOOR[cfg["mode"]]
     loss_bound = 2 * auto["loss_abs_err"] + floor * scale
     grad_bound = 2 * auto["grad_rel_l2_median"] + 2 * floor
@@ -226,13 +235,9 @@ def evaluate(cfg, result):
     if not f32["finite"] or f32["rel_l2_err"] > 1e-4:
         return ("f32", "the f32 export against PyTorch: rel. L2 %.3g"
                 % f32["rel_l2_err"], margins)
-    if not amp["finite"]:
-        if auto["finite"]:
-            return ("finite", "the AMP result has Inf / NaN; autocast's "
-                    "has none", margins)
-        return (None, "both 16-bit results overflow", margins)
-    if not auto["finite"]:
-        return (None, "autocast overflows, amp-opt does not", margins)
+    verdict = overflow_verdict(amp, auto, "result")
+    if verdict:
+        return verdict + (margins,)
     bound = 2 * auto["rel_l2_err"] + FLOOR[cfg["mode"]]
     margins["accuracy"] = amp["rel_l2_err"] / bound
     if amp["rel_l2_err"] > bound:
