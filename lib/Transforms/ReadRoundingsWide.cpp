@@ -1,12 +1,15 @@
 //===- ReadRoundingsWide.cpp - Skip roundings read back wide --------------===//
 //
-// amp-auto-mixed-precision rounds a value once for all its low readers. When
-// those readers are elementwise linalg ops, their bodies extend the element
-// straight back to f32 (a low elementwise op computes in f32 and rounds its
-// result), so the rounded tensor exists only to be widened again. Upstream
-// has no rewrite for this: arith's folds never touch extf(truncf(x)), which
-// is not an identity, and linalg's elementwise fusion would fuse the truncf
-// into every reader, keeping the rounding and duplicating it.
+// amp-auto-mixed-precision rounds a value once for all its low readers, and
+// a low elementwise op computes in f32 and rounds its result on yield. When
+// the readers of such a rounding are elementwise linalg ops whose bodies
+// extend the element straight back to f32 (or f32 consumers' extf), the
+// rounded tensor exists only to be widened again: a chain of low elementwise
+// ops (a batch norm's four ops, a bias add and a residual add) rounds every
+// intermediate where PyTorch rounds once. Upstream has no rewrite for this:
+// arith's folds never touch extf(truncf(x)), which is not an identity, and
+// linalg's elementwise fusion would fuse the truncf into every reader,
+// keeping the rounding and duplicating it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +46,72 @@ static BlockArgument getArgumentExtendedTo(OpOperand &use, Type wide) {
   return arg;
 }
 
+namespace {
+
+/// The readers of a rounded tensor, when each of them only extends it back
+/// to the wide element type: an elementwise linalg op (through a body
+/// argument) or an extf of the whole tensor to the wide type, directly or
+/// through reshapes (torch-mlir reshapes between a bias add and the residual
+/// add that reads it).
+struct WideReads {
+  SmallVector<std::pair<OpOperand *, BlockArgument>> bodyReads;
+  SmallVector<arith::ExtFOp> tensorExtensions;
+  SmallVector<Operation *> reshapes;
+  SmallVector<Operation *> readers;
+  Operation *lastReader = nullptr;
+
+  /// Collects the reads of `rounded`; fails if one does more than extend it
+  /// to `wide` or sits outside `block`.
+  LogicalResult collect(Value rounded, Type wide, Block *block) {
+    for (OpOperand &use : rounded.getUses()) {
+      Operation *reader = use.getOwner();
+      if (reader->getBlock() != block)
+        return failure();
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reader)) {
+        reshapes.push_back(reader);
+        if (failed(collect(reader->getResult(0), wide, block)))
+          return failure();
+        continue;
+      }
+      if (auto ext = dyn_cast<arith::ExtFOp>(reader)) {
+        if (getElementTypeOrSelf(ext.getType()) != wide)
+          return failure();
+        tensorExtensions.push_back(ext);
+      } else if (BlockArgument arg = getArgumentExtendedTo(use, wide)) {
+        bodyReads.emplace_back(&use, arg);
+      } else {
+        return failure();
+      }
+      readers.push_back(reader);
+      if (!lastReader || lastReader->isBeforeInBlock(reader))
+        lastReader = reader;
+    }
+    return success(lastReader != nullptr);
+  }
+
+  /// Makes every reader of `rounded` take `wideValue` (the reshapes between
+  /// them retyped) and use its element as is.
+  void readWide(Value rounded, Value wideValue, PatternRewriter &rewriter) {
+    Type wide = getElementTypeOrSelf(wideValue.getType());
+    if (rounded != wideValue)
+      rewriter.replaceAllUsesWith(rounded, wideValue);
+    for (Operation *reshape : reshapes)
+      rewriter.modifyOpInPlace(reshape, [&] {
+        Value result = reshape->getResult(0);
+        result.setType(cast<RankedTensorType>(result.getType()).clone(wide));
+      });
+    for (auto &[use, arg] : bodyReads) {
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { arg.setType(wide); });
+      for (Operation *ext : llvm::make_early_inc_range(arg.getUsers()))
+        rewriter.replaceOp(ext, arg);
+    }
+    for (arith::ExtFOp ext : tensorExtensions)
+      rewriter.replaceOp(ext, ext.getIn());
+  }
+};
+
+} // namespace
+
 /// Ops that allocate nothing the check below should count: views, empty
 /// tensors, and casts, which the cast cleanup moves and merges afterwards
 /// (counting them would make the decision depend on where they sit).
@@ -51,22 +120,63 @@ static bool isViewEmptyOrCast(Operation *op) {
              tensor::CastOp, arith::TruncFOp, arith::ExtFOp>(op);
 }
 
-/// Whether reading the wide input of `trunc` up to `lastReader` (both in one
-/// block) keeps it alive across no allocation that matters. The wide value
-/// lives at least until its last other use anyway (a block argument or a
-/// constant: all along); after that, no op up to `lastReader` other than the
-/// readers may make a tensor of half the rounded tensor's elements or more.
-/// Gives up after a bounded number of ops, so the check costs O(1) per cast.
-static bool noLargeTensorBetween(arith::TruncFOp trunc, Operation *lastReader,
-                                 ArrayRef<Operation *> readers) {
-  Value wide = trunc.getIn();
-  // A block argument lives all along, and so does a constant (a global
-  // once bufferized): reading either wide keeps nothing alive. (Counting a
-  // constant's liveness made the decision depend on its other users: a
-  // padded accumulator, whose pad reads the constant before the
-  // contraction, read it narrow where the unpadded one read it wide.)
-  if (isa<BlockArgument>(wide) || wide.getDefiningOp<arith::ConstantOp>())
+/// Whether a wide tensor of `rounded`'s shape (element `wide`), alive from
+/// `start` to `reads.lastReader` (all in one block), costs no memory that
+/// matters. It does not if no op between them other than the readers makes
+/// a tensor of half the rounded tensor's elements or more (a forward
+/// activation read again by the backward pass keeps its low copy). Nor if
+/// one of them has at least twice its bytes: then it raises the peak there
+/// by at most a quarter of that tensor, and PyTorch's autocast keeps such a
+/// value (a transformer's residual stream, across an attention block or a
+/// feed-forward) in f32 all along. Gives up (keeps the rounding) after a
+/// bounded number of ops, so the check costs O(1) per rounding.
+static bool isCheapToKeepWide(Operation *start, RankedTensorType rounded,
+                              Type wide, const WideReads &reads) {
+  if (start == reads.lastReader || reads.lastReader->isBeforeInBlock(start))
     return true;
+  if (!rounded.hasStaticShape())
+    return false;
+  constexpr unsigned kMaxOpsBetween = 64;
+  int64_t threshold = (rounded.getNumElements() + 1) / 2;
+  int64_t wideBits = rounded.getNumElements() * wide.getIntOrFloatBitWidth();
+  bool anyLarge = false;
+  unsigned seen = 0;
+  for (Operation *op = start->getNextNode(); op != reads.lastReader;
+       op = op->getNextNode()) {
+    if (++seen > kMaxOpsBetween)
+      return false;
+    if (isViewEmptyOrCast(op) || llvm::is_contained(reads.readers, op))
+      continue;
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        continue;
+      if (!tensor.hasStaticShape() ||
+          !tensor.getElementType().isIntOrIndexOrFloat())
+        return false;
+      if (tensor.getNumElements() < threshold)
+        continue;
+      if (tensor.getNumElements() *
+              tensor.getElementType().getIntOrFloatBitWidth() >=
+          2 * wideBits)
+        return true;
+      anyLarge = true;
+    }
+  }
+  return !anyLarge;
+}
+
+/// Where the wide input of `trunc` starts to live only for the wide reads:
+/// after its last other use (it lives that long anyway), or never, for a
+/// block argument or a constant, which live all along (a global once
+/// bufferized). (Counting a constant's liveness made the decision depend on
+/// its other users: a padded accumulator, whose pad reads the constant
+/// before the contraction, read it narrow where the unpadded one read it
+/// wide.)
+static Operation *getExtraLivenessStart(arith::TruncFOp trunc) {
+  Value wide = trunc.getIn();
+  if (isa<BlockArgument>(wide) || wide.getDefiningOp<arith::ConstantOp>())
+    return nullptr;
   Block *block = trunc->getBlock();
   Operation *start = trunc;
   for (Operation *user : wide.getUsers()) {
@@ -74,70 +184,96 @@ static bool noLargeTensorBetween(arith::TruncFOp trunc, Operation *lastReader,
     if (inBlock && inBlock != trunc && start->isBeforeInBlock(inBlock))
       start = inBlock;
   }
-  if (start == lastReader || lastReader->isBeforeInBlock(start))
-    return true;
-
-  constexpr unsigned kMaxOpsBetween = 64;
-  auto rounded = cast<RankedTensorType>(trunc.getType());
-  int64_t threshold =
-      rounded.hasStaticShape() ? (rounded.getNumElements() + 1) / 2 : 0;
-  unsigned seen = 0;
-  for (Operation *op = start->getNextNode(); op != lastReader;
-       op = op->getNextNode()) {
-    if (++seen > kMaxOpsBetween)
-      return false;
-    if (isViewEmptyOrCast(op) || llvm::is_contained(readers, op))
-      continue;
-    for (Type type : op->getResultTypes()) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (tensor &&
-          (!tensor.hasStaticShape() || tensor.getNumElements() >= threshold))
-        return false;
-    }
-  }
-  return true;
+  return start;
 }
 
 namespace {
 
+/// A tensor truncf whose readers only extend it back: they read its input.
 struct ReadRoundingWide : OpRewritePattern<arith::TruncFOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::TruncFOp trunc,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<RankedTensorType>(trunc.getType()) || trunc->use_empty())
+    auto rounded = dyn_cast<RankedTensorType>(trunc.getType());
+    if (!rounded || trunc->use_empty())
       return rewriter.notifyMatchFailure(trunc, "not a used tensor rounding");
+    WideReads reads;
     Type wide = getElementTypeOrSelf(trunc.getIn().getType());
-    Block *block = trunc->getBlock();
-    SmallVector<std::pair<OpOperand *, BlockArgument>> reads;
-    SmallVector<Operation *> readers;
-    Operation *lastReader = nullptr;
-    for (OpOperand &use : trunc->getUses()) {
-      BlockArgument arg = getArgumentExtendedTo(use, wide);
-      Operation *reader = use.getOwner();
-      if (!arg || reader->getBlock() != block)
-        return rewriter.notifyMatchFailure(
-            trunc, "a reader does not just extend it back");
-      reads.emplace_back(&use, arg);
-      readers.push_back(reader);
-      if (!lastReader || lastReader->isBeforeInBlock(reader))
-        lastReader = reader;
-    }
-    if (!noLargeTensorBetween(trunc, lastReader, readers))
+    if (failed(reads.collect(trunc, wide, trunc->getBlock())))
+      return rewriter.notifyMatchFailure(
+          trunc, "a reader does not just extend it back");
+    Operation *start = getExtraLivenessStart(trunc);
+    if (start && !isCheapToKeepWide(start, rounded, wide, reads))
       return rewriter.notifyMatchFailure(
           trunc, "the wide tensor would outlive a large allocation");
-
-    for (auto &read : reads) {
-      OpOperand *use = read.first;
-      BlockArgument arg = read.second;
-      rewriter.modifyOpInPlace(use->getOwner(), [&] {
-        arg.setType(wide);
-        use->set(trunc.getIn());
-      });
-      for (Operation *ext : llvm::make_early_inc_range(arg.getUsers()))
-        rewriter.replaceOp(ext, arg);
-    }
+    reads.readWide(trunc, trunc.getIn(), rewriter);
     rewriter.eraseOp(trunc);
+    return success();
+  }
+};
+
+/// A low elementwise linalg.generic that computes a result wide and rounds
+/// it on yield, whose readers only extend the result back: it yields the
+/// wide element into a wide result instead, and they read that. Applied
+/// along a chain of such ops, the chain rounds once, at its end.
+struct YieldRoundingWide : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || !linalg::isElementwise(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise tensor op");
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    bool changed = false;
+    for (OpResult result : op->getResults())
+      changed |= succeeded(yieldWide(op, yield, result, rewriter));
+    if (!changed)
+      return rewriter.notifyMatchFailure(op, "no result only read wide");
+    return success();
+  }
+
+private:
+  static LogicalResult yieldWide(linalg::GenericOp op, linalg::YieldOp yield,
+                                 OpResult result, PatternRewriter &rewriter) {
+    unsigned index = result.getResultNumber();
+    auto rounded = dyn_cast<RankedTensorType>(result.getType());
+    auto trunc = yield.getOperand(index).getDefiningOp<arith::TruncFOp>();
+    OpOperand *init = op.getDpsInitOperand(index);
+    // The init is replaced by a wide one: its element must be unused.
+    if (!rounded || result.use_empty() || !trunc ||
+        trunc->getBlock() != op.getBody() ||
+        !op.getMatchingBlockArgument(init).use_empty())
+      return failure();
+    Type wide = trunc.getIn().getType();
+    WideReads reads;
+    if (failed(reads.collect(result, wide, op->getBlock())) ||
+        !isCheapToKeepWide(op, rounded, wide, reads))
+      return failure();
+
+    auto wideType = RankedTensorType::get(rounded.getShape(), wide);
+    // The painting's init is an empty tensor, or the rounding of one that
+    // stayed f32: the wide init is that f32 tensor, or a new empty one.
+    Operation *oldInit = init->get().getDefiningOp();
+    Value wideInit;
+    if (auto initTrunc = dyn_cast_or_null<arith::TruncFOp>(oldInit);
+        initTrunc && initTrunc.getIn().getType() == wideType)
+      wideInit = initTrunc.getIn();
+    else
+      wideInit = tensor::EmptyOp::create(
+          rewriter, op.getLoc(),
+          tensor::getMixedSizes(rewriter, op.getLoc(), init->get()), wide);
+    rewriter.modifyOpInPlace(op, [&] {
+      init->set(wideInit);
+      op.getMatchingBlockArgument(init).setType(wide);
+      result.setType(wideType);
+      yield->setOperand(index, trunc.getIn());
+    });
+    if (trunc->use_empty())
+      rewriter.eraseOp(trunc);
+    if (oldInit && isOpTriviallyDead(oldInit))
+      rewriter.eraseOp(oldInit);
+    reads.readWide(result, result, rewriter);
     return success();
   }
 };
@@ -145,5 +281,5 @@ struct ReadRoundingWide : OpRewritePattern<arith::TruncFOp> {
 } // namespace
 
 void mlir::amp::populateReadRoundingsWidePatterns(RewritePatternSet &patterns) {
-  patterns.add<ReadRoundingWide>(patterns.getContext());
+  patterns.add<ReadRoundingWide, YieldRoundingWide>(patterns.getContext());
 }

@@ -14,6 +14,7 @@
 #include "amp/Transforms/RetypePaintedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -238,10 +239,15 @@ SmallVector<Operation *> PaintingRewriter::insertCasts() {
 
 void PaintingRewriter::readRoundingsWide(ArrayRef<Operation *> casts) {
   // Only the roundings this rewrite made: a truncf the program had is a
-  // rounding its author asked for.
+  // rounding its author asked for. The casts first: a retyped op's yield
+  // read wide erases the extf casts of its result.
+  SmallVector<Operation *> ops(casts);
+  for (auto &[op, operandTypes] : state.retyped)
+    if (isa<linalg::GenericOp>(op))
+      ops.push_back(op);
   RewritePatternSet patterns(lowType.getContext());
   populateReadRoundingsWidePatterns(patterns);
-  stats.roundingsReadWide = applyPatternsToOps(std::move(patterns), casts);
+  stats.roundingsReadWide = applyPatternsToOps(std::move(patterns), ops);
 }
 
 void PaintingRewriter::specializeSignatures() {

@@ -1,8 +1,11 @@
 // With the cast economy (default), a rounding the pass inserts for low
 // elementwise readers that only extend it back to f32 is dropped: they read
-// the f32 value (one rounding fewer, no tensor cast). Contractions keep their
-// low inputs, user casts stay, and a value read again after a large tensor
-// is made keeps its low copy (the f32 one would stay alive across it).
+// the f32 value (one rounding fewer, no tensor cast), and a low elementwise
+// op whose readers only extend its result yields it f32 (a chain rounds
+// once, at its end). Contractions keep their low inputs, user casts stay,
+// and a value read again after a tensor of its size is made keeps its low
+// copy (the f32 one would stay alive across it), unless that tensor is at
+// least twice as large.
 // cast-economy=false inserts every rounding, as TensorFlow does.
 //
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16' | FileCheck %s
@@ -10,13 +13,16 @@
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 cast-economy=false' | FileCheck %s --check-prefix=TF
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 stats=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 stats=true cast-economy=false' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS-TF
-// The convolution's result, and the second matmul's in @read_again_later:
-// STATS:    2 roundings-read-wide
+// The convolution's result, the second matmul's in @read_again_later, and
+// the roundings of the new cases below (their accumulators and the yields of
+// the chains' inner ops):
+// STATS:    8 roundings-read-wide
 // STATS-TF: 0 roundings-read-wide
 
 #id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #ch = affine_map<(n, c, h, w) -> (c)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mB = affine_map<(m, n, k) -> (k, n)>
 #mC = affine_map<(m, n, k) -> (m, n)>
@@ -137,4 +143,144 @@ func.func @user_rounding(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %acc: tensor<
   } -> tensor<8x8xf32>
   %out = linalg.matmul ins(%g, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %out : tensor<8x8xf32>
+}
+
+// A batch norm after a convolution, as torch-mlir decomposes it (x - mean,
+// * invstd, * gamma, + beta), painted bf16 between two convolutions: each op
+// only extends the previous one's result, so each yields f32 and the chain
+// rounds once, at its end, for the next convolution (PyTorch's batch norm on
+// a bf16 tensor rounds once too).
+// CHECK-LABEL: func.func @batch_norm_chain
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw
+// CHECK-NOT:     arith.truncf
+// CHECK:         %[[SUB:.*]] = linalg.generic {{.*}} ins(%[[CONV]], %{{.*}} : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x6x6xf32>)
+// CHECK-NOT:       truncf
+// CHECK:           linalg.yield %{{.*}} : f32
+// CHECK:         %[[MUL:.*]] = linalg.generic {{.*}} ins(%[[SUB]], %{{.*}} : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x6x6xf32>)
+// CHECK-NOT:       truncf
+// CHECK:           linalg.yield %{{.*}} : f32
+// CHECK:         %[[ADD:.*]] = linalg.generic {{.*}} ins(%[[MUL]], %{{.*}} : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x6x6xbf16>)
+// CHECK:           %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[T]] : bf16
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%[[ADD]], %{{.*}} : tensor<2x4x6x6xbf16>, tensor<4x4x1x1xbf16>)
+// TF-LABEL:      func.func @batch_norm_chain
+// TF-COUNT-3:    arith.truncf %{{.*}} : f32 to bf16
+func.func @batch_norm_chain(%x: tensor<2x4x8x8xf32>, %w: tensor<4x4x3x3xf32>, %mean: tensor<4xf32>, %scale: tensor<4xf32>, %beta: tensor<4xf32>, %w2: tensor<4x4x1x1xf32>) -> tensor<2x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%x, %w : tensor<2x4x8x8xf32>, tensor<4x4x3x3xf32>) outs(%z : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %sub = linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%c, %mean : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%e : tensor<2x4x6x6xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %0 = arith.subf %v, %m : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x6x6xf32>
+  %mul = linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%sub, %scale : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%e : tensor<2x4x6x6xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %0 = arith.mulf %v, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x6x6xf32>
+  %add = linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%mul, %beta : tensor<2x4x6x6xf32>, tensor<4xf32>) outs(%e : tensor<2x4x6x6xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %0 = arith.addf %v, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x6x6xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%add, %w2 : tensor<2x4x6x6xf32>, tensor<4x4x1x1xf32>) outs(%z2 : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  return %c2 : tensor<2x4x6x6xf32>
+}
+
+// A residual add between two matmuls reads the residual `x` (f32: an
+// embedding's gather, also read by an f32 reduction) and the projection,
+// reshaped as torch-mlir does. The projection's bias add yields f32 through the
+// expand_shape, and `x` is read f32 although it stays alive across the
+// block: the 16x64 tensor made in between has 4x its bytes (autocast keeps
+// a residual stream f32 all along). The sum is rounded once, for the last
+// matmul.
+// CHECK-LABEL: func.func @residual_across_block
+// CHECK-SAME:    (%[[IDS:[^:]*]]: tensor<16xi64>
+// CHECK:         %[[X:.*]] = linalg.generic {{.*}} ins(%[[IDS]] : tensor<16xi64>) outs(%{{.*}} : tensor<16x16xf32>)
+// CHECK-NOT:     arith.truncf %[[X]]
+// CHECK:         %[[HID:.*]] = linalg.matmul {{.*}} outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK:         %[[PROJ:.*]] = linalg.matmul {{.*}} outs(%{{.*}} : tensor<16x16xf32>)
+// CHECK:         %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[PROJ]], %{{.*}} : tensor<16x16xf32>, tensor<16xf32>) outs(%{{.*}} : tensor<16x16xf32>)
+// CHECK:         %[[XE:.*]] = tensor.expand_shape %[[X]] {{.*}} : tensor<16x16xf32> into tensor<2x8x16xf32>
+// CHECK:         %[[EXP:.*]] = tensor.expand_shape %[[BIAS]] {{.*}} : tensor<16x16xf32> into tensor<2x8x16xf32>
+// CHECK:         %[[RES:.*]] = linalg.generic {{.*}} ins(%[[XE]], %[[EXP]] : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[RES]]
+// CHECK:         linalg.matmul ins(%[[FLAT]], %{{.*}} : tensor<16x16xbf16>, tensor<16x16xbf16>)
+func.func @residual_across_block(%ids: tensor<16xi64>, %table: tensor<4x16xf32>, %in: tensor<16x16xf32>, %w1: tensor<16x64xf32>, %w2: tensor<64x16xf32>, %b: tensor<16xf32>, %w3: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%ids : tensor<16xi64>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %row = arith.index_cast %i : i64 to index
+    %col = linalg.index 1 : index
+    %0 = tensor.extract %table[%row, %col] : tensor<4x16xf32>
+    linalg.yield %0 : f32
+  } -> tensor<16x16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+    ins(%x : tensor<16x16xf32>) outs(%z1 : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.addf %v, %o : f32
+    linalg.yield %0 : f32
+  } -> tensor<16xf32>
+  %eh = tensor.empty() : tensor<16x64xf32>
+  %zh = linalg.fill ins(%zero : f32) outs(%eh : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %hid = linalg.matmul ins(%in, %w1 : tensor<16x16xf32>, tensor<16x64xf32>) outs(%zh : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %proj = linalg.matmul ins(%hid, %w2 : tensor<16x64xf32>, tensor<64x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %biased = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%proj, %b : tensor<16x16xf32>, tensor<16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %0 = arith.addf %v, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<16x16xf32>
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [2, 8, 16] : tensor<16x16xf32> into tensor<2x8x16xf32>
+  %p3 = tensor.expand_shape %biased [[0, 1], [2]] output_shape [2, 8, 16] : tensor<16x16xf32> into tensor<2x8x16xf32>
+  %e3 = tensor.empty() : tensor<2x8x16xf32>
+  %res = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+    ins(%x3, %p3 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%e3 : tensor<2x8x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %0 = arith.addf %u, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x8x16xf32>
+  %flat = tensor.collapse_shape %res [[0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+  %out = linalg.matmul ins(%flat, %w3 : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %out, %sum : tensor<16x16xf32>, tensor<16xf32>
+}
+
+// A low bias add read only by an f32 op (the exp of a softmax-like tail):
+// it yields f32 and the extf of its result is gone.
+// CHECK-LABEL: func.func @read_by_f32_op
+// CHECK:         %[[MM:.*]] = linalg.matmul
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<8x8xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK-NOT:     arith.extf
+// CHECK:         linalg.generic {{.*}} ins(%[[B]] : tensor<8x8xf32>)
+// CHECK:           math.exp
+func.func @read_by_f32_op(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: tensor<8x8xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %mm = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %add = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%mm, %bias : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %0 = arith.addf %v, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x8xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%add : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = math.exp %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x8xf32>
+  return %exp : tensor<8x8xf32>
 }

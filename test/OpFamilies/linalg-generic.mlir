@@ -55,25 +55,25 @@ func.func @generic_matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor
 // Unused `outs` arguments get no extension, copies yield their input. The
 // add reads the matmul's f32 result and the f32 bias as they are: it would
 // only extend f16 copies of them back (the cast economy's
-// ReadRoundingsWide).
+// ReadRoundingsWide); and as the relu only extends the add's result, the
+// add yields it f32: the pair rounds once, at the relu.
 // CHECK-LABEL: func.func @elementwise_chain
 // CHECK-SAME:    (%[[A:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<8x8xf32>, %[[BIAS:.*]]: tensor<8x8xf32>, %[[C:.*]]: tensor<8x8xf32>, %[[V:.*]]: tensor<8xf32>)
 // CHECK-DAG:     %[[V16:.*]] = arith.truncf %[[V]] : tensor<8xf32> to tensor<8xf16>
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>) outs(%[[C]] : tensor<8x8xf32>) -> tensor<8x8xf32>
-// CHECK:         %[[E16:.*]] = arith.truncf %{{.*}} : tensor<8x8xf32> to tensor<8x8xf16>
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK:         %[[E16:.*]] = arith.truncf %[[E]] : tensor<8x8xf32> to tensor<8x8xf16>
 // CHECK:         %[[ADD:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[MM]], %[[BIAS]] : tensor<8x8xf32>, tensor<8x8xf32>) outs(%[[E16]] : tensor<8x8xf16>)
-// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f16):
+// CHECK-SAME:      ins(%[[MM]], %[[BIAS]] : tensor<8x8xf32>, tensor<8x8xf32>) outs(%[[E]] : tensor<8x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[X]], %[[Y]] : f32
-// CHECK-NEXT:      %[[ST:.*]] = arith.truncf %[[S]] : f32 to f16
-// CHECK-NEXT:      linalg.yield %[[ST]] : f16
-// CHECK-NEXT:    } -> tensor<8x8xf16>
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK-NEXT:    } -> tensor<8x8xf32>
 // CHECK:         %[[RELU:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[ADD]] : tensor<8x8xf16>) outs(%[[E16]] : tensor<8x8xf16>)
-// CHECK-NEXT:    ^bb0(%[[X:.*]]: f16, %{{.*}}: f16):
-// CHECK-NEXT:      %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
-// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[XE]], %[[ZERO]] : f32
+// CHECK-SAME:      ins(%[[ADD]] : tensor<8x8xf32>) outs(%[[E16]] : tensor<8x8xf16>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[X]], %[[ZERO]] : f32
 // CHECK-NEXT:      %[[MT:.*]] = arith.truncf %[[M]] : f32 to f16
 // CHECK-NEXT:      linalg.yield %[[MT]] : f16
 // CHECK-NEXT:    } -> tensor<8x8xf16>
@@ -93,14 +93,13 @@ func.func @generic_matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor
 // CHECK-NEXT:    return %[[R]] : tensor<8x8xf32>
 // BF16-LABEL: func.func @elementwise_chain
 // BF16:         linalg.generic
-// BF16-SAME:      outs(%{{.*}} : tensor<8x8xbf16>)
-// BF16-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: bf16):
-// BF16-NEXT:      arith.addf %{{.*}}, %{{.*}} : f32
-// BF16-NEXT:      arith.truncf %{{.*}} : f32 to bf16
+// BF16-SAME:      outs(%{{.*}} : tensor<8x8xf32>)
+// BF16-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// BF16-NEXT:      %[[S:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// BF16-NEXT:      linalg.yield %[[S]] : f32
 // BF16:         linalg.generic
 // BF16-SAME:      outs(%{{.*}} : tensor<8x8xbf16>)
-// BF16-NEXT:    ^bb0(%{{.*}}: bf16, %{{.*}}: bf16):
-// BF16-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// BF16-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: bf16):
 // BF16-NEXT:      arith.maximumf %{{.*}}, %{{.*}} : f32
 // BF16-NEXT:      arith.truncf %{{.*}} : f32 to bf16
 func.func @elementwise_chain(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: tensor<8x8xf32>, %c: tensor<8x8xf32>, %v: tensor<8xf32>) -> tensor<8x8xf32> {

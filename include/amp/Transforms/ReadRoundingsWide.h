@@ -12,20 +12,27 @@
 
 namespace mlir::amp {
 
-/// A pattern on a tensor `arith.truncf` whose every reader is an elementwise
-/// linalg op (all loops parallel: generic, map) that extends the rounded
-/// element straight back to the truncf's input type: each reader takes the
-/// wide tensor instead and uses the wide element, and the truncf goes. The
-/// readers computed in the wide type already; they now skip one rounding (a
-/// result at least as accurate), and the tensor cast, with the bytes it
-/// reads and writes, disappears. Typical case: a convolution's f32
-/// accumulator rounded to bf16 for the batch norm that follows it.
+/// Two patterns. One on a tensor `arith.truncf` whose every reader only
+/// extends the rounded element straight back to the truncf's input type: an
+/// elementwise linalg op (generic, map) through its body, or an extf of the
+/// tensor, directly or through expand / collapse_shape. Each reader takes
+/// the wide tensor instead, and the truncf goes. Typical case: a
+/// convolution's f32 accumulator rounded to bf16 for the batch norm that
+/// follows it. The other on an elementwise linalg.generic that computes a
+/// result wide and truncates it on yield, with such readers: it yields the
+/// wide element into a wide result. Along a chain of low elementwise ops
+/// (a batch norm's four, a bias add and a residual add) the chain then
+/// rounds once, at its end. The readers computed in the wide type already;
+/// they skip roundings (results at least as accurate), and tensor casts,
+/// with the bytes they read and write, disappear.
 ///
 /// The wide tensor then lives until the last reader instead of the narrow
-/// one, so the pattern applies only where that is free: every reader sits
-/// in the truncf's block, and no op between the truncf and its last reader
-/// produces a tensor of half its size or more (a forward activation read
-/// again by the backward pass keeps its low copy).
+/// one, so the patterns apply only where that is cheap: every reader sits
+/// in the rounding's block, and no op in between produces a tensor of half
+/// its elements or more (a forward activation read again by the backward
+/// pass keeps its low copy) unless one has at least twice its bytes (a
+/// transformer's residual stream across an attention block, which PyTorch's
+/// autocast keeps f32 all along). Contractions keep their low inputs.
 void populateReadRoundingsWidePatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::amp
