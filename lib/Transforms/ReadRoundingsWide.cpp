@@ -122,16 +122,17 @@ static bool isViewEmptyOrCast(Operation *op) {
 
 /// Whether a wide tensor of `rounded`'s shape (element `wide`), alive from
 /// `start` to `reads.lastReader` (all in one block), costs no memory that
-/// matters. It does not if no op between them other than the readers makes
-/// a tensor of half the rounded tensor's elements or more (a forward
-/// activation read again by the backward pass keeps its low copy). Nor if
-/// one of them has at least twice its bytes: then it raises the peak there
-/// by at most a quarter of that tensor, and PyTorch's autocast keeps such a
-/// value (a transformer's residual stream, across an attention block or a
-/// feed-forward) in f32 all along. Gives up (keeps the rounding) after a
-/// bounded number of ops, so the check costs O(1) per rounding.
+/// matters: no op between them other than the readers makes a tensor of
+/// half the rounded tensor's elements or more (a forward activation read
+/// again by the backward pass keeps its low copy: each one alone would cost
+/// little, all of them double the saved activations). With
+/// `pastLargerTensors`, also when one of them has at least twice its bytes:
+/// the peak there grows by at most a quarter of that tensor. Gives up
+/// (keeps the rounding) after a bounded number of ops, so the check costs
+/// O(1) per rounding.
 static bool isCheapToKeepWide(Operation *start, RankedTensorType rounded,
-                              Type wide, const WideReads &reads) {
+                              Type wide, const WideReads &reads,
+                              bool pastLargerTensors) {
   if (start == reads.lastReader || reads.lastReader->isBeforeInBlock(start))
     return true;
   if (!rounded.hasStaticShape())
@@ -156,14 +157,26 @@ static bool isCheapToKeepWide(Operation *start, RankedTensorType rounded,
         return false;
       if (tensor.getNumElements() < threshold)
         continue;
-      if (tensor.getNumElements() *
-              tensor.getElementType().getIntOrFloatBitWidth() >=
-          2 * wideBits)
+      if (pastLargerTensors &&
+          tensor.getNumElements() *
+                  tensor.getElementType().getIntOrFloatBitWidth() >=
+              2 * wideBits)
         return true;
       anyLarge = true;
     }
   }
   return !anyLarge;
+}
+
+/// The last op of `block` after `start` that uses `value` (or `start`).
+static Operation *getLastUseAfter(Value value, Operation *start) {
+  Block *block = start->getBlock();
+  for (Operation *user : value.getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (inBlock && start->isBeforeInBlock(inBlock))
+      start = inBlock;
+  }
+  return start;
 }
 
 /// Where the wide input of `trunc` starts to live only for the wide reads:
@@ -177,14 +190,21 @@ static Operation *getExtraLivenessStart(arith::TruncFOp trunc) {
   Value wide = trunc.getIn();
   if (isa<BlockArgument>(wide) || wide.getDefiningOp<arith::ConstantOp>())
     return nullptr;
-  Block *block = trunc->getBlock();
-  Operation *start = trunc;
-  for (Operation *user : wide.getUsers()) {
-    Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (inBlock && inBlock != trunc && start->isBeforeInBlock(inBlock))
-      start = inBlock;
-  }
-  return start;
+  return getLastUseAfter(wide, trunc);
+}
+
+/// Whether an op other than casts reads the wide input of `trunc`: the f32
+/// tensor is then a value of the program in its own right (an embedding's
+/// output that a layer norm reads), and the rounding exists only for the
+/// low readers. A transformer's residual stream is such a value, and
+/// PyTorch's autocast keeps it f32 across the attention block or the
+/// feed-forward before the residual add; a saved forward activation read
+/// again by the backward pass is not (or its f32 reader is in the backward
+/// pass too, and reading it wide costs nothing).
+static bool isReadWideElsewhere(arith::TruncFOp trunc) {
+  return llvm::any_of(trunc.getIn().getUsers(), [](Operation *user) {
+    return !isa<arith::TruncFOp, arith::ExtFOp>(user);
+  });
 }
 
 namespace {
@@ -204,7 +224,8 @@ struct ReadRoundingWide : OpRewritePattern<arith::TruncFOp> {
       return rewriter.notifyMatchFailure(
           trunc, "a reader does not just extend it back");
     Operation *start = getExtraLivenessStart(trunc);
-    if (start && !isCheapToKeepWide(start, rounded, wide, reads))
+    if (start && !isCheapToKeepWide(start, rounded, wide, reads,
+                                    isReadWideElsewhere(trunc)))
       return rewriter.notifyMatchFailure(
           trunc, "the wide tensor would outlive a large allocation");
     reads.readWide(trunc, trunc.getIn(), rewriter);
@@ -247,8 +268,17 @@ private:
       return failure();
     Type wide = trunc.getIn().getType();
     WideReads reads;
-    if (failed(reads.collect(result, wide, op->getBlock())) ||
-        !isCheapToKeepWide(op, rounded, wide, reads))
+    if (failed(reads.collect(result, wide, op->getBlock())))
+      return failure();
+    // An f32 consumer's extf makes the wide tensor anyway, and keeps it
+    // until its last use: as for a rounding of an f32 value (above), only
+    // the rest of the wide reads' span costs, and past larger tensors too.
+    Operation *start = op;
+    for (arith::ExtFOp ext : reads.tensorExtensions)
+      start = getLastUseAfter(ext, start);
+    if (!isCheapToKeepWide(start, rounded, wide, reads,
+                           /*pastLargerTensors=*/
+                           !reads.tensorExtensions.empty()))
       return failure();
 
     auto wideType = RankedTensorType::get(rounded.getShape(), wide);

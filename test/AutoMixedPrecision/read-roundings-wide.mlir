@@ -13,10 +13,12 @@
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 cast-economy=false' | FileCheck %s --check-prefix=TF
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 stats=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: amp-opt %s --amp-auto-mixed-precision='mode=bf16 stats=true cast-economy=false' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS-TF
-// The convolution's result, the second matmul's in @read_again_later, and
-// the roundings of the new cases below (their accumulators and the yields of
-// the chains' inner ops):
-// STATS:    8 roundings-read-wide
+// One each in @conv_batch_norm, @read_again_later and
+// @saved_activation_stays_low (a contraction's result), three in
+// @batch_norm_chain (the convolution's result, two yields) and in
+// @residual_across_block (the gather's yield, the projection's result, the
+// bias add's yield), two in @read_by_f32_op:
+// STATS:    11 roundings-read-wide
 // STATS-TF: 0 roundings-read-wide
 
 #id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -283,4 +285,47 @@ func.func @read_by_f32_op(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %bias: tenso
     linalg.yield %0 : f32
   } -> tensor<8x8xf32>
   return %exp : tensor<8x8xf32>
+}
+
+// A low op's result read right away and again after a tensor four times its
+// size (as a backward pass reads a saved activation) stays bf16: each such
+// value would cost little in f32, all of them would double the saved
+// activations. Only a rounding of a value that an f32 op also reads (the
+// residual stream above) is read wide past larger tensors.
+// CHECK-LABEL: func.func @saved_activation_stays_low
+// CHECK:         %[[ACT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<16x16xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         linalg.generic {{.*}} ins(%[[ACT]] : tensor<16x16xbf16>)
+// CHECK:         linalg.matmul {{.*}} outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[ACT]], %{{.*}} : tensor<16x16xbf16>, tensor<16x16xf32>)
+func.func @saved_activation_stays_low(%a: tensor<16x16xf32>, %w: tensor<16x16xf32>, %w1: tensor<16x64xf32>, %w2: tensor<64x16xf32>, %bias: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mm = linalg.matmul ins(%a, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%mm, %bias : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %0 = arith.addf %v, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<16x16xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%act : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.maximumf %v, %zero : f32
+    linalg.yield %0 : f32
+  } -> tensor<16x16xf32>
+  %eh = tensor.empty() : tensor<16x64xf32>
+  %zh = linalg.fill ins(%zero : f32) outs(%eh : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %hid = linalg.matmul ins(%relu, %w1 : tensor<16x16xf32>, tensor<16x64xf32>) outs(%zh : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %back = linalg.matmul ins(%hid, %w2 : tensor<16x64xf32>, tensor<64x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %grad = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%act, %back : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %g: f32, %o: f32):
+    %0 = arith.cmpf ogt, %v, %zero : f32
+    %1 = arith.select %0, %g, %zero : f32
+    linalg.yield %1 : f32
+  } -> tensor<16x16xf32>
+  %out = linalg.matmul ins(%grad, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %out : tensor<16x16xf32>
 }
