@@ -30,7 +30,8 @@ namespace mlir::amp {
 /// one, so the patterns apply only where that is cheap: every reader sits
 /// in the rounding's block, and no op in between produces a tensor of half
 /// its elements or more (a forward activation read again by the backward
-/// pass keeps its low copy) unless one has at least twice its bytes (a
+/// pass keeps its low copy), or, for a value an f32 op reads too (the f32
+/// tensor exists anyway), unless one has at least twice its bytes (a
 /// transformer's residual stream across an attention block, which PyTorch's
 /// autocast keeps f32 all along). Contractions keep their low inputs.
 void populateReadRoundingsWidePatterns(RewritePatternSet &patterns);
