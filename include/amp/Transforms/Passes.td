@@ -115,7 +115,8 @@ def AutoMixedPrecisionPass
     Statistic<"numCastsInserted", "casts-inserted",
               "arith.truncf / arith.extf inserted">,
     Statistic<"numRoundingsReadWide", "roundings-read-wide",
-              "Inserted roundings dropped because their readers extend "
+              "Inserted roundings (casts, and low elementwise ops' "
+              "roundings on yield) dropped because their readers extend "
               "them back (cast-economy)">,
     Statistic<"numValuesCarried", "carried-values-low",
               "Loop-carried / call-carried values made low precision">,
