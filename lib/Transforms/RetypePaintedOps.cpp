@@ -42,9 +42,11 @@ static void rebuildNamedLinalgBody(Operation *op) {
 
 /// Retypes the explicit body of linalg.generic / map / reduce: low block
 /// arguments are extended to f32 on entry and low outputs truncated on
-/// yield, so the body keeps computing in f32 while storage is low.
-static void patchExplicitLinalgBody(RewriterBase &rewriter, Operation *op,
-                                    ArrayRef<Type> operandTypes) {
+/// yield, so the body keeps computing in f32 while storage is low. The
+/// truncations are added to `yieldRoundings` if given.
+static void patchExplicitLinalgBody(
+    RewriterBase &rewriter, Operation *op, ArrayRef<Type> operandTypes,
+    SmallPtrSetImpl<Operation *> *yieldRoundings = nullptr) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
   Block &body = op->getRegion(0).front();
   OpBuilder::InsertionGuard guard(rewriter);
@@ -90,6 +92,8 @@ static void patchExplicitLinalgBody(RewriterBase &rewriter, Operation *op,
     }
     Value truncated =
         arith::TruncFOp::create(rewriter, value.getLoc(), want, value);
+    if (yieldRoundings)
+      yieldRoundings->insert(truncated.getDefiningOp());
     rewriter.modifyOpInPlace(yield, [&] { operand.set(truncated); });
   }
 }
@@ -294,7 +298,8 @@ struct RetypeExplicitLinalgBody
     rewriter.modifyOpInPlace(op, [&] {
       for (auto [result, type] : llvm::zip(op->getResults(), plan.resultTypes))
         result.setType(type);
-      patchExplicitLinalgBody(rewriter, op, plan.operandTypes);
+      patchExplicitLinalgBody(rewriter, op, plan.operandTypes,
+                              &state.yieldRoundings);
     });
     recordRetyped(state, op, plan.operandTypes, oldResultTypes);
     return success();

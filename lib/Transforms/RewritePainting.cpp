@@ -239,12 +239,21 @@ SmallVector<Operation *> PaintingRewriter::insertCasts() {
 
 void PaintingRewriter::readRoundingsWide(ArrayRef<Operation *> casts) {
   // Only the roundings this rewrite made: a truncf the program had is a
-  // rounding its author asked for. The casts first: a retyped op's yield
-  // read wide erases the extf casts of its result.
+  // rounding its author asked for (also where the cast cleanup before the
+  // painting moved it into the body of the generic that computes it). The
+  // casts first: a retyped op's yield read wide erases the extf casts of
+  // its result.
   SmallVector<Operation *> ops(casts);
-  for (auto &[op, operandTypes] : state.retyped)
-    if (isa<linalg::GenericOp>(op))
+  for (auto &[op, operandTypes] : state.retyped) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (generic &&
+        llvm::all_of(generic.getBody()->getTerminator()->getOperands(),
+                     [&](Value yielded) {
+                       auto trunc = yielded.getDefiningOp<arith::TruncFOp>();
+                       return !trunc || state.yieldRoundings.contains(trunc);
+                     }))
       ops.push_back(op);
+  }
   RewritePatternSet patterns(lowType.getContext());
   populateReadRoundingsWidePatterns(patterns);
   stats.roundingsReadWide = applyPatternsToOps(std::move(patterns), ops);

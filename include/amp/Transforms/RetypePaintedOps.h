@@ -12,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::amp {
 
@@ -35,6 +36,10 @@ struct RetypeState {
   llvm::SetVector<Value> retypedValues;
   /// Ops that do not verify with the low types: left as they were.
   SmallVector<Operation *> keptF32;
+  /// The truncations that the in-place retyping of explicit linalg bodies
+  /// added at their yields: the roundings ReadRoundingsWide may drop (one
+  /// the program had, also one the cast cleanup moved into a body, stays).
+  llvm::SmallPtrSet<Operation *, 16> yieldRoundings;
 };
 
 /// Patterns that give every op of `state.plans` its planned types: an
