@@ -1,8 +1,9 @@
 //===- ReadRoundingsWideTest.cpp - populateReadRoundingsWidePatterns ------===//
 //
-// The cast-economy pattern used as another compiler would, after its own
+// The cast-economy patterns used as another compiler would, after its own
 // mixed-precision rewrite, under the greedy driver: a rounding that only
-// elementwise readers extend back goes, one that a contraction reads stays.
+// elementwise readers extend back goes, one that a contraction reads stays,
+// and a chain of low elementwise ops rounds once, at its end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +85,68 @@ TEST(ReadRoundingsWidePatterns, ElementwiseReadersTakeTheWideValue) {
       ++roundings;
   });
   EXPECT_EQ(roundings, 1);
+}
+
+constexpr const char *kChain = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @f(%x: tensor<4x8xf32>, %m: tensor<8xf32>, %s: tensor<8xf32>,
+             %w: tensor<8x8xbf16>, %o: tensor<4x8xf32>,
+             %e: tensor<4x8xbf16>) -> tensor<4x8xf32> {
+  %sub = linalg.generic {indexing_maps = [#id, #row, #id],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%in: f32, %mean: f32, %out: bf16):
+    %d = arith.subf %in, %mean : f32
+    %t = arith.truncf %d : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  %mul = linalg.generic {indexing_maps = [#id, #row, #id],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%sub, %s : tensor<4x8xbf16>, tensor<8xf32>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%in: bf16, %scale: f32, %out: bf16):
+    %v = arith.extf %in : bf16 to f32
+    %p = arith.mulf %v, %scale : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  %mm = linalg.matmul ins(%mul, %w : tensor<4x8xbf16>, tensor<8x8xbf16>)
+                      outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+)mlir";
+
+TEST(ReadRoundingsWidePatterns, ElementwiseChainRoundsOnce) {
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  tensor::TensorDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kChain, &context);
+  ASSERT_TRUE(module);
+
+  RewritePatternSet patterns(&context);
+  populateReadRoundingsWidePatterns(patterns);
+  ASSERT_TRUE(succeeded(applyPatternsGreedily(*module, std::move(patterns))));
+  ASSERT_TRUE(succeeded(verify(*module)));
+
+  SmallVector<linalg::GenericOp> generics;
+  module->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  ASSERT_EQ(generics.size(), 2u);
+  linalg::GenericOp sub = generics[0], mul = generics[1];
+  // The subtraction yields f32, which the multiplication reads as it is.
+  auto subType = cast<RankedTensorType>(sub.getResult(0).getType());
+  EXPECT_TRUE(subType.getElementType().isF32());
+  EXPECT_EQ(mul.getDpsInputs()[0], sub.getResult(0));
+  int subRoundings = 0, mulExtensions = 0;
+  sub.getBody()->walk([&](arith::TruncFOp) { ++subRoundings; });
+  mul.getBody()->walk([&](arith::ExtFOp) { ++mulExtensions; });
+  EXPECT_EQ(subRoundings, 0);
+  EXPECT_EQ(mulExtensions, 0);
+  // The multiplication, read by the matmul, still rounds its result.
+  auto mulType = cast<RankedTensorType>(mul.getResult(0).getType());
+  EXPECT_TRUE(mulType.getElementType().isBF16());
+  auto yield = cast<linalg::YieldOp>(mul.getBody()->getTerminator());
+  EXPECT_TRUE(yield.getOperand(0).getDefiningOp<arith::TruncFOp>());
 }
 
 } // namespace
