@@ -48,18 +48,36 @@ func.func @f(%a: tensor<4x8xbf16>, %w: tensor<8x8xbf16>, %o: tensor<4x8xf32>,
 }
 )mlir";
 
-TEST(ReadRoundingsWidePatterns, ElementwiseReadersTakeTheWideValue) {
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  tensor::TensorDialect>();
-  MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
-  ASSERT_TRUE(module);
+/// Parses a module and applies the patterns to it greedily, as another
+/// compiler would after its own mixed-precision rewrite.
+class ReadRoundingsWidePatterns : public ::testing::Test {
+protected:
+  ReadRoundingsWidePatterns() {
+    context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, tensor::TensorDialect>();
+  }
 
-  RewritePatternSet patterns(&context);
-  populateReadRoundingsWidePatterns(patterns);
-  ASSERT_TRUE(succeeded(applyPatternsGreedily(*module, std::move(patterns))));
-  ASSERT_TRUE(succeeded(verify(*module)));
+  /// The rewritten module; null if it does not parse, the driver fails or
+  /// the result does not verify.
+  OwningOpRef<ModuleOp> rewrite(const char *source) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return nullptr;
+    RewritePatternSet patterns(&context);
+    populateReadRoundingsWidePatterns(patterns);
+    if (failed(applyPatternsGreedily(*module, std::move(patterns))) ||
+        failed(verify(*module)))
+      return nullptr;
+    return module;
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(ReadRoundingsWidePatterns, ElementwiseReadersTakeTheWideValue) {
+  OwningOpRef<ModuleOp> module = rewrite(kModule);
+  ASSERT_TRUE(module);
 
   SmallVector<linalg::MatmulOp> matmuls;
   module->walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
@@ -116,18 +134,9 @@ func.func @f(%x: tensor<4x8xf32>, %m: tensor<8xf32>, %s: tensor<8xf32>,
 }
 )mlir";
 
-TEST(ReadRoundingsWidePatterns, ElementwiseChainRoundsOnce) {
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  tensor::TensorDialect>();
-  MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kChain, &context);
+TEST_F(ReadRoundingsWidePatterns, ElementwiseChainRoundsOnce) {
+  OwningOpRef<ModuleOp> module = rewrite(kChain);
   ASSERT_TRUE(module);
-
-  RewritePatternSet patterns(&context);
-  populateReadRoundingsWidePatterns(patterns);
-  ASSERT_TRUE(succeeded(applyPatternsGreedily(*module, std::move(patterns))));
-  ASSERT_TRUE(succeeded(verify(*module)));
 
   SmallVector<linalg::GenericOp> generics;
   module->walk([&](linalg::GenericOp op) { generics.push_back(op); });
