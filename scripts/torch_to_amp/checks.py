@@ -53,9 +53,7 @@ def zero_by_construction(exact, num_buffers):
     (the bias of a layer followed by a batch norm): at most 1e-9 of the
     largest gradient's norm, i.e. f64 rounding noise. In f32 such a
     gradient is the noise of a cancelling sum, whose size depends on the
-    order of the sum (a sequential sum over 1600 terms: 4e-5 of the
-    largest gradient, against 4e-6 for PyTorch's), so no relative bound
-    says anything about it."""
+    order of the sum, so no relative bound says anything about it."""
     grads = exact[num_buffers + 1:]
     largest = max((_norm(g) for g in grads), default=0.0)
     return [_norm(g) <= 1e-9 * largest for g in grads]
@@ -71,11 +69,9 @@ def compare_training_step(name, refs, outs, num_buffers, zero=None):
     is averaged over the whole batch) is rounding noise on both sides,
     whose relative difference means nothing. Gradients flagged in `zero`
     (zero_by_construction) are left out of the worst and the median."""
-    norm = _norm
-
     def rel_l2(r, o, floor=0.0):
-        return norm(o.double() - r.double()) / (max(norm(r), floor) or 1.0)
-    floor = 1e-3 * max((norm(r) for r in refs[num_buffers + 1:]),
+        return _norm(o.double() - r.double()) / (max(_norm(r), floor) or 1.0)
+    floor = 1e-3 * max((_norm(r) for r in refs[num_buffers + 1:]),
                        default=0.0)
     zero = zero or [False] * (len(refs) - num_buffers - 1)
     grads = [rel_l2(r, o, floor) for r, o, z in
