@@ -2,11 +2,13 @@
 forward or training step as linalg-on-tensors MLIR, with the decompositions
 that keep it upstream MLIR."""
 
+import contextlib
 import json
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch._C import DispatchKey
 from torch._decomp import decomposition_table as torch_decompositions
 from torch._functorch.aot_autograd import aot_export_module
 from torch.func import functional_call
@@ -127,6 +129,160 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     return spread.expand(lead + (oh, kh, ow, kw)).reshape(lead + (h_in, w_in))
 
 
+def _grouped_input_gradient(grad_output, weight, size, stride, padding,
+                            dilation, groups):
+    """The input gradient of a grouped 2-D convolution as a forward one:
+    the output gradient spread out by the stride (zeros between its rows and
+    columns), padded by the kernel's reach, correlated with the filter
+    flipped and transposed within each group. Not conv_transpose2d: torch-
+    mlir's grouped transposed convolution does not lower (a collapse_shape
+    of the wrong rank)."""
+    n, o = grad_output.shape[:2]
+    kh, kw = weight.shape[-2:]
+    per_group = weight.shape[1]
+    dy = grad_output
+    sh, sw = stride
+    if sh > 1 or sw > 1:
+        oh, ow = dy.shape[-2:]
+        dy = F.pad(dy[:, :, :, None, :, None], (0, sw - 1, 0, 0, 0, sh - 1))
+        dy = dy.reshape(n, o, oh * sh, ow * sw)
+        dy = dy[:, :, :(oh - 1) * sh + 1, :(ow - 1) * sw + 1]
+    # Rows before the first and after the last the kernel reaches; a padding
+    # larger than the reach reads rows of dy that do not exist: cropped.
+    pads = []
+    for side, length, k, p, d in zip(reversed(size), reversed(dy.shape[-2:]),
+                                     (kw, kh), reversed(padding),
+                                     reversed(dilation)):
+        low = d * (k - 1) - p
+        pads += [low, side + d * (k - 1) - low - length]
+    dy = F.pad(dy, [max(p, 0) for p in pads])
+    crop = [max(-p, 0) for p in pads]
+    dy = dy[:, :, crop[2]:dy.shape[2] - crop[3], crop[0]:dy.shape[3] - crop[1]]
+    w = weight.reshape(groups, o // groups, per_group, kh, kw).transpose(1, 2)
+    w = w.reshape(groups * per_group, o // groups, kh, kw).flip(2, 3)
+    return F.conv2d(dy, w, None, 1, 0, dilation, groups)
+
+
+def _avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
+                         ceil_mode, count_include_pad, divisor_override):
+    """aten.avg_pool2d_backward without a scatter (torch-mlir lowers
+    PyTorch's to tm_tensor.scatter): average pooling is a depthwise
+    convolution by a constant filter, so its input gradient is that
+    convolution's. Pools whose divisor varies from window to window
+    (padding left out of the count, a divisor override, ceil mode's partial
+    last window) stay torch-mlir's."""
+    def pair(v):
+        return tuple(v) if len(v) == 2 else (v[0], v[0])
+    kh, kw = pair(kernel_size)
+    sh, sw = pair(stride or kernel_size)
+    ph, pw = pair(padding)
+    if self.dim() != 4 or divisor_override or \
+            (not count_include_pad and (ph or pw)):
+        return NotImplemented
+    h, w = self.shape[-2:]
+    if tuple(grad_output.shape[-2:]) != ((h + 2 * ph - kh) // sh + 1,
+                                         (w + 2 * pw - kw) // sw + 1):
+        return NotImplemented
+    c = self.shape[1]
+    weight = grad_output.new_full((c, 1, kh, kw), 1.0 / (kh * kw))
+    return _grouped_input_gradient(grad_output, weight, (h, w), (sh, sw),
+                                   (ph, pw), (1, 1), c)
+
+
+def _whole_scales(input, output_size, scale_factors):
+    """The (rows, columns) factors of a 2-D upsampling, or None where one is
+    not a whole number."""
+    h, w = input.shape[-2:]
+    if output_size is None:
+        output_size = [int(h * scale_factors[0]), int(w * scale_factors[1])]
+    if output_size[0] % h or output_size[1] % w:
+        return None
+    return output_size[0] // h, output_size[1] // w
+
+
+def _upsample_nearest2d(input, output_size, scale_factors):
+    """aten.upsample_nearest2d.vec by whole factors as a broadcast of each
+    pixel over its block. torch-mlir's lowering gathers, and the gather's
+    backward is a tm_tensor.scatter; the broadcast's backward is a sum."""
+    scales = _whole_scales(input, output_size, scale_factors)
+    if scales is None or input.dim() != 4:
+        return NotImplemented
+    n, c, h, w = input.shape
+    fh, fw = scales
+    return input[:, :, :, None, :, None].expand(n, c, h, fh, w, fw) \
+        .reshape(n, c, h * fh, w * fw)
+
+
+def _bilinear_upsample_dim(x, dim, factor):
+    """One dimension of a bilinear upsampling by a whole factor without
+    align_corners: output row i * factor + r blends input row i with its
+    neighbour above (r before the block's middle) or below, by the fixed
+    weight |(r + 0.5) / factor - 0.5|; the edge rows repeat themselves
+    (PyTorch clamps the source index)."""
+    size = x.shape[dim]
+    above = below = x
+    if size > 1:
+        first, last = x.narrow(dim, 0, 1), x.narrow(dim, size - 1, 1)
+        above = torch.cat([first, x.narrow(dim, 0, size - 1)], dim)
+        below = torch.cat([x.narrow(dim, 1, size - 1), last], dim)
+    rows = []
+    for r in range(factor):
+        t = (r + 0.5) / factor - 0.5
+        rows.append(x * (1 + t) - above * t if t < 0
+                    else x * (1 - t) + below * t)
+    out = torch.stack(rows, dim + 1)
+    shape = list(x.shape)
+    shape[dim] *= factor
+    return out.reshape(shape)
+
+
+def _upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    """aten.upsample_bilinear2d.vec by whole factors as fixed blends of
+    shifted copies (_bilinear_upsample_dim, rows then columns): torch-mlir's
+    lowering gathers, and the gather's backward is a tm_tensor.scatter."""
+    scales = _whole_scales(input, output_size, scale_factors)
+    if scales is None or align_corners or input.dim() != 4:
+        return NotImplemented
+    out = _bilinear_upsample_dim(input, 2, scales[0])
+    return _bilinear_upsample_dim(out, 3, scales[1])
+
+
+def _grouped_convolution_backward(grad_output, input, weight, bias_sizes,
+                                  stride, padding, dilation, transposed,
+                                  output_padding, groups, output_mask):
+    """aten.convolution_backward of a grouped (or depthwise) 2-D
+    convolution as forward convolutions. torch-mlir lowers the filter
+    gradient of a grouped convolution wrongly: it splits the batch, not the
+    channels, into the groups and casts a C x C filter to the C x C/G one it
+    must return (torch-fuzz seed 451: a 4x4x5x5 tensor cast to 4x1x5x5, which
+    cannot bufferize); and the input gradient, a grouped transposed
+    convolution, does not lower at all. Ungrouped and transposed
+    convolutions stay torch-mlir's."""
+    if groups == 1 or transposed or input.dim() != 4:
+        return NotImplemented
+    n, c, h, w = input.shape
+    kh, kw = weight.shape[-2:]
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        grad_input = _grouped_input_gradient(grad_output, weight, (h, w),
+                                             stride, padding, dilation,
+                                             groups)
+    if output_mask[1]:
+        # dW[o, j] = sum over the batch of x[:, g * C/G + j] correlated with
+        # dy[:, o], o in group g: a grouped convolution whose batch is the
+        # group's input channels and whose channels are (group, sample),
+        # with the forward's stride and dilation swapped.
+        per_group = c // groups
+        x = input.reshape(n, groups, per_group, h, w).permute(2, 1, 0, 3, 4)
+        x = x.reshape(per_group, groups * n, h, w)
+        dy = grad_output.transpose(0, 1)
+        grad_weight = F.conv2d(x, dy, None, dilation, padding, stride, groups)
+        grad_weight = grad_weight[:, :, :kh, :kw].transpose(0, 1)
+    if output_mask[2]:
+        grad_bias = grad_output.sum((0, 2, 3))
+    return grad_input, grad_weight, grad_bias
+
+
 def _gelu_tanh_exact(x, approximate="none"):
     """aten.gelu with approximate="tanh" by PyTorch's own decomposition:
     torch-mlir lowers aten.gelu itself and takes sqrt(2 / pi) as 0.797724
@@ -150,7 +306,53 @@ def decompositions(args):
             _max_pool2d_backward
         table[torch.ops.aten._adaptive_avg_pool2d_backward.default] = \
             _adaptive_avg_pool2d_backward
+        table[torch.ops.aten.convolution_backward.default] = \
+            _grouped_convolution_backward
+        table[torch.ops.aten.avg_pool2d_backward.default] = \
+            _avg_pool2d_backward
     return table
+
+
+# Upsampling decomposes above autograd (PyTorch's CompositeImplicitAutograd
+# kernels in torch._decomp into gathers, whose backward is a scatter), before
+# a decomposition table is consulted: the training export swaps those kernels
+# for these while it traces.
+COMPOSITE_OVERRIDES = {
+    torch.ops.aten.upsample_nearest2d.vec: _upsample_nearest2d,
+    torch.ops.aten.upsample_bilinear2d.vec: _upsample_bilinear2d,
+}
+
+
+@contextlib.contextmanager
+def composite_overrides():
+    """Installs COMPOSITE_OVERRIDES; where one returns NotImplemented,
+    PyTorch's own kernel runs."""
+    key = DispatchKey.CompositeImplicitAutograd
+    saved = {op: op.py_kernels.get(key) for op in COMPOSITE_OVERRIDES}
+
+    def overriding(op, ours):
+        def kernel(*args, **kwargs):
+            out = ours(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+            if saved[op] is not None:
+                return saved[op](*args, **kwargs)
+            return op.decompose(*args, **kwargs)
+        return kernel
+
+    def install(kernels):
+        for op, kernel in kernels.items():
+            if kernel is None:
+                op.py_kernels.pop(key, None)
+            else:
+                op.py_kernels[key] = kernel
+            op._dispatch_cache.clear()
+    install({op: overriding(op, ours)
+             for op, ours in COMPOSITE_OVERRIDES.items()})
+    try:
+        yield
+    finally:
+        install(saved)
 
 
 class TrainingLoss(nn.Module):
@@ -191,7 +393,7 @@ def export_training_step(args, model, inputs):
     call_inputs = tuple(inputs) + (target,)
     # Attention as matmul + softmax + matmul: the fused CPU kernel's
     # backward has no torch-mlir lowering.
-    with sdpa_kernel(SDPBackend.MATH):
+    with sdpa_kernel(SDPBackend.MATH), composite_overrides():
         gm, signature = aot_export_module(
             loss_module, call_inputs, trace_joint=True, output_loss_index=0,
             decompositions=decompositions(args))
@@ -226,8 +428,9 @@ def check_upstream_only(mlir_module):
     if foreign:
         raise ExportError(
             "the export has ops outside upstream MLIR: " + ", ".join(foreign)
-            + " (torch-mlir lowers an embedding's backward to "
-            "tm_tensor.scatter)")
+            + " (torch-mlir lowers the backward of a gather -- an "
+            "embedding, an upsampling by a fractional factor or with "
+            "align_corners -- to tm_tensor.scatter)")
 
 
 def export(args, model, inputs):
