@@ -292,6 +292,17 @@ AMP_RT_API amp_rt_status amp_rt_cpu_set_native_bf16(int enable);
  * (avx512_bf16); f16: widened to f32 (F16C/AVX2) + oneDNN 2.6.3 f32; f32:
  * oneDNN 2.6.3 f32". Never NULL; valid for the life of the process. */
 AMP_RT_API const char *amp_rt_cpu_kernels(void);
+/* Convolution filters kept in the kernels' blocked layouts across calls:
+ * a call whose filter has exactly the bytes of a kept one (compared in
+ * full, never trusted by address) skips the filter's reorder. The budget
+ * (copies and packings) is env AMP_RT_FILTER_CACHE_MB, default 256; 0 keeps
+ * none. set_filter_cache sets it in bytes, dropping what no longer fits;
+ * filter_cache_stats reports the lookups that hit and missed and the bytes
+ * held (any pointer may be NULL). */
+AMP_RT_API amp_rt_status amp_rt_cpu_set_filter_cache(size_t bytes);
+AMP_RT_API amp_rt_status amp_rt_cpu_filter_cache_stats(int64_t *hits,
+                                                       int64_t *misses,
+                                                       size_t *bytes);
 
 /*===----------------------------------------------------------------------===*
  * Conversions (host memory, any backend; round to nearest even, inf and NaN

@@ -393,6 +393,92 @@ TEST_P(ConvTest, NaNPropagatesAndBetaZeroIgnoresNaNInOutput) {
     }
 }
 
+TEST_P(ConvTest, KeptFilterPackingsFollowTheFiltersBytes) {
+  // The cpu backend keeps filters packed in the kernels' layouts across
+  // calls (PackedFilters.h). A packing is reused only for the same bytes:
+  // the filter rewritten in place (one element, the last one compared) must
+  // give the new result, and an equal filter elsewhere reuses the packing.
+  if (std::string(GetParam()).compare(0, 3, "cpu") != 0)
+    GTEST_SKIP() << "the filter cache is the cpu backend's";
+  std::mt19937 rng(7);
+  AMP_RT_ASSERT_OK(amp_rt_cpu_set_filter_cache(size_t(64) << 20));
+  for (auto layout : {AMP_RT_NHWC, AMP_RT_NCHW})
+    for (TypePair tp : contractionTypes()) {
+      SCOPED_TRACE(testing::Message() << "layout " << layout << " in " << tp.in
+                                      << " out " << tp.out);
+      Shape s = makeShape(desc(layout, AMP_RT_FILTER_DEFAULT, 2, 9, 7, 16, 32,
+                               3, 3, 1, 1, 1, 1, 1, 1));
+      Tensor x(tp.in, s.xSize()), w(tp.in, s.wSize()), dy(tp.in, s.ySize());
+      x.fillRandom(rng);
+      w.fillRandom(rng);
+      dy.fillRandom(rng);
+      auto forwardIsRight = [&](const Tensor &filter, const char *what) {
+        std::vector<Ref> ref(s.ySize());
+        s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
+          double f = x.get(xi) * filter.get(wi);
+          ref[yi].value += f;
+          ref[yi].magnitude += std::fabs(f);
+        });
+        Tensor y(tp.out, s.ySize());
+        AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&s.d, tp.in, tp.out, 1.0f,
+                                               x.data(), filter.data(), 0.0f,
+                                               y.data()));
+        checkAgainst(y, y, ref, s.cg() * 9, 1.0f, 0.0f, what);
+      };
+      auto dataGradientIsRight = [&](const Tensor &filter, const char *what) {
+        std::vector<Ref> ref(s.xSize());
+        s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
+          double f = dy.get(yi) * filter.get(wi);
+          ref[xi].value += f;
+          ref[xi].magnitude += std::fabs(f);
+        });
+        Tensor dx(tp.out, s.xSize());
+        AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(&s.d, tp.in, tp.out, 1.0f,
+                                                     dy.data(), filter.data(),
+                                                     0.0f, dx.data()));
+        checkAgainst(dx, dx, ref, s.d.K * 9, 1.0f, 0.0f, what);
+      };
+      int64_t hits0, hits1, misses;
+      size_t bytes;
+      AMP_RT_ASSERT_OK(amp_rt_cpu_filter_cache_stats(&hits0, &misses, &bytes));
+      ASSERT_NO_FATAL_FAILURE(forwardIsRight(w, "first call"));
+      ASSERT_NO_FATAL_FAILURE(forwardIsRight(w, "same filter again"));
+      ASSERT_NO_FATAL_FAILURE(dataGradientIsRight(w, "backward data"));
+      ASSERT_NO_FATAL_FAILURE(dataGradientIsRight(w, "backward data again"));
+      AMP_RT_ASSERT_OK(amp_rt_cpu_filter_cache_stats(&hits1, &misses, &bytes));
+      EXPECT_EQ(hits1 - hits0, 2) << "the repeated calls reuse the packing";
+      EXPECT_GT(bytes, 0u);
+
+      const size_t last = s.wSize() - 1;
+      w.set(last, w.get(last) + 3.0);
+      ASSERT_NO_FATAL_FAILURE(forwardIsRight(w, "last element rewritten"));
+      ASSERT_NO_FATAL_FAILURE(dataGradientIsRight(w, "last element rewritten"));
+      Tensor elsewhere = w;
+      ASSERT_NO_FATAL_FAILURE(forwardIsRight(elsewhere, "equal copy"));
+      AMP_RT_ASSERT_OK(amp_rt_cpu_filter_cache_stats(&hits0, &misses, &bytes));
+      EXPECT_EQ(hits0 - hits1, 1) << "an equal filter elsewhere is a hit";
+    }
+  AMP_RT_ASSERT_OK(amp_rt_cpu_set_filter_cache(0));
+  int64_t hits, misses;
+  size_t bytes;
+  AMP_RT_ASSERT_OK(amp_rt_cpu_filter_cache_stats(&hits, &misses, &bytes));
+  EXPECT_EQ(bytes, 0u) << "budget 0 drops every packing";
+  Shape s = makeShape(desc(AMP_RT_NCHW, AMP_RT_FILTER_DEFAULT, 1, 5, 5, 8, 8, 3,
+                           3, 1, 1, 1, 1, 1, 1));
+  Tensor x(AMP_RT_F32, s.xSize()), w(AMP_RT_F32, s.wSize()),
+      y(AMP_RT_F32, s.ySize());
+  x.fillRandom(rng);
+  w.fillRandom(rng);
+  for (int i = 0; i < 2; ++i)
+    AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&s.d, AMP_RT_F32, AMP_RT_F32, 1.0f,
+                                           x.data(), w.data(), 0.0f, y.data()));
+  int64_t hitsAfter;
+  AMP_RT_ASSERT_OK(amp_rt_cpu_filter_cache_stats(&hitsAfter, &misses, &bytes));
+  EXPECT_EQ(hitsAfter, hits) << "nothing kept with the cache off";
+  EXPECT_EQ(bytes, 0u);
+  AMP_RT_ASSERT_OK(amp_rt_cpu_set_filter_cache(size_t(256) << 20));
+}
+
 AMP_RT_INSTANTIATE_BACKENDS(ConvTest);
 
 } // namespace

@@ -130,4 +130,23 @@ amp_rt_status amp_rt_cpu_set_native_bf16(int enable) {
 
 const char *amp_rt_cpu_kernels(void) { return cpuPaths().describe(); }
 
+amp_rt_status amp_rt_cpu_set_filter_cache(size_t bytes) {
+  dnnlKernels().setFilterCacheBudget(bytes);
+  return AMP_RT_SUCCESS;
+}
+
+amp_rt_status amp_rt_cpu_filter_cache_stats(int64_t *hits, int64_t *misses,
+                                            size_t *bytes) {
+  int64_t h, m;
+  size_t b;
+  dnnlKernels().filterCacheStats(h, m, b);
+  if (hits)
+    *hits = h;
+  if (misses)
+    *misses = m;
+  if (bytes)
+    *bytes = b;
+  return AMP_RT_SUCCESS;
+}
+
 } // extern "C"

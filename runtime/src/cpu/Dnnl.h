@@ -54,6 +54,10 @@ public:
   amp_rt_status conv(ConvDirection dir, const ConvProblem &p,
                      amp_rt_dtype inType, amp_rt_dtype outType, float alpha,
                      const void *in0, const void *in1, float beta, void *out);
+  /// The byte budget of the filters kept packed across calls (0: none
+  /// kept); PackedFilters.h.
+  void setFilterCacheBudget(size_t bytes);
+  void filterCacheStats(int64_t &hits, int64_t &misses, size_t &bytes);
 
   struct State;
 

@@ -2,7 +2,8 @@
 //
 // The three directions are oneDNN convolution_forward, _backward_data and
 // _backward_weights. Filters are always handed to the primitive in the
-// layout it asks for (format_tag::any, one small reorder per call). NHWC
+// layout it asks for (format_tag::any, one small reorder per call, kept
+// across calls while the filter's bytes stay the same: PackedFilters.h). NHWC
 // activations are passed as they are (the brgemm kernels read nhwc), NCHW
 // ones are reordered into and out of the blocked layout the primitive
 // prefers: docs/runtime.md has the measurements behind both choices.
@@ -329,6 +330,8 @@ ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
     plan.reorderIn[i] = plan.inner[i] != plan.user[i];
     if (!plan.reorderIn[i])
       continue;
+    // A disguised weight gradient's "filter" is an output gradient.
+    plan.filterIn[i] = g.isFilter[i] && dir == requested;
     dnnl::reorder::primitive_desc rpd(st.engine, plan.user[i], st.engine,
                                       plan.inner[i], st.attr());
     plan.toInner[i] = dnnl::reorder(rpd);
@@ -348,10 +351,9 @@ ConvPlan makePlan(DnnlKernels::State &st, ConvDirection dir,
   return plan;
 }
 
-ConvPlan &planFor(DnnlKernels::State &st, ConvDirection dir,
+ConvPlan &planFor(DnnlKernels::State &st, const PlanKey &key, ConvDirection dir,
                   const ConvProblem &p, amp_rt_dtype in, amp_rt_dtype out,
                   float alpha, float beta) {
-  PlanKey key = keyOf(dir, p, in, out, alpha, beta);
   if (ConvPlan *plan = st.convs.find(key))
     return *plan;
   try {
@@ -375,7 +377,8 @@ amp_rt_status DnnlKernels::conv(ConvDirection dir, const ConvProblem &p,
   std::lock_guard<std::mutex> lock(st.mutex);
   return guarded(st, "oneDNN convolution", [&] {
     st.pinThreads();
-    ConvPlan &plan = planFor(st, dir, p, inType, outType, alpha, beta);
+    const PlanKey key = keyOf(dir, p, inType, outType, alpha, beta);
+    ConvPlan &plan = planFor(st, key, dir, p, inType, outType, alpha, beta);
     if (!plan.supported) {
       st.why = "oneDNN convolution: " + plan.refusal;
       return AMP_RT_ERROR_UNSUPPORTED;
@@ -388,7 +391,23 @@ amp_rt_status DnnlKernels::conv(ConvDirection dir, const ConvProblem &p,
       operand[i] = user;
       if (!plan.reorderIn[i])
         continue;
-      operand[i] = st.staged(st.staging[i], plan.inner[i]);
+      PackedFilters::Entry *kept = nullptr;
+      if (plan.filterIn[i] && st.filters.enabled() &&
+          plan.filterReuse[i].tryCache()) {
+        const size_t bytes = plan.user[i].get_size();
+        const int threads = st.threads > 0 ? st.threads : cpuThreadCount();
+        if (PackedFilters::Entry *e =
+                st.filters.find(key, i, inputs[i], bytes, threads)) {
+          plan.filterReuse[i].hit();
+          operand[i] = e->packed;
+          continue;
+        }
+        if (plan.filterReuse[i].miss())
+          kept = st.filters.store(key, i, inputs[i], bytes, plan.inner[i],
+                                  st.engine, threads);
+      }
+      operand[i] =
+          kept ? kept->packed : st.staged(st.staging[i], plan.inner[i]);
       plan.toInner[i].execute(st.stream, {{DNNL_ARG_FROM, user},
                                           {DNNL_ARG_TO, operand[i]},
                                           {DNNL_ARG_SCRATCHPAD, pad}});
@@ -413,6 +432,19 @@ amp_rt_status DnnlKernels::conv(ConvDirection dir, const ConvProblem &p,
     st.stream.wait();
     return AMP_RT_SUCCESS;
   });
+}
+
+void DnnlKernels::setFilterCacheBudget(size_t bytes) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->filters.setBudget(bytes);
+}
+
+void DnnlKernels::filterCacheStats(int64_t &hits, int64_t &misses,
+                                   size_t &bytes) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  hits = state->filters.hits;
+  misses = state->filters.misses;
+  bytes = state->filters.used;
 }
 
 } // namespace rt

@@ -11,6 +11,7 @@
 
 #include "CpuCommon.h"
 #include "Dnnl.h"
+#include "PackedFilters.h"
 
 #include <dnnl.hpp>
 
@@ -24,8 +25,6 @@
 
 namespace amp {
 namespace rt {
-
-using PlanKey = std::vector<int64_t>;
 
 struct PlanKeyHash {
   size_t operator()(const PlanKey &key) const noexcept {
@@ -97,6 +96,35 @@ struct ConvPlan {
   dnnl::reorder toUser;
   bool runtimeAlpha = false; // toUser takes alpha as a run-time scale
   size_t scratchpadBytes = 0;
+
+  /// Whether input i is the caller's filter, reordered on every call unless
+  /// its packing is kept (PackedFilters).
+  bool filterIn[2] = {false, false};
+  /// Per input: stops caching the filters of a plan that missed
+  /// kMissesBeforePause times in a row (they change every call: a training
+  /// step) for kPausedCalls calls, then tries again. A plan shared by
+  /// several layers misses once per layer before it hits: the threshold
+  /// leaves room for that.
+  struct FilterReuse {
+    static constexpr int kMissesBeforePause = 8;
+    static constexpr int kPausedCalls = 64;
+    int misses = 0, paused = 0;
+    bool tryCache() {
+      if (paused == 0)
+        return true;
+      --paused;
+      return false;
+    }
+    void hit() { misses = 0; }
+    /// Whether to keep this miss's packing.
+    bool miss() {
+      if (++misses < kMissesBeforePause)
+        return true;
+      misses = kMissesBeforePause - 1; // one more miss pauses again
+      paused = kPausedCalls;
+      return false;
+    }
+  } filterReuse[2];
 };
 
 struct DnnlKernels::State {
@@ -125,6 +153,7 @@ struct DnnlKernels::State {
   Scratch scratchpadBuf, staging[3];
   PlanCache<MatmulPlan> matmuls{128};
   PlanCache<ConvPlan> convs{64};
+  PackedFilters filters;
   std::string why; // the last refusal, for bf16Works and AMP_RT_VERBOSE
 };
 
