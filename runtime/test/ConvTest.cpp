@@ -412,31 +412,29 @@ TEST_P(ConvTest, KeptFilterPackingsFollowTheFiltersBytes) {
       x.fillRandom(rng);
       w.fillRandom(rng);
       dy.fillRandom(rng);
-      auto forwardIsRight = [&](const Tensor &filter, const char *what) {
-        std::vector<Ref> ref(s.ySize());
+      // The forward (backward data: false) with `filter`, checked.
+      auto isRight = [&](bool forward, const Tensor &filter, const char *what) {
+        const Tensor &in = forward ? x : dy;
+        std::vector<Ref> ref(forward ? s.ySize() : s.xSize());
         s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
-          double f = x.get(xi) * filter.get(wi);
-          ref[yi].value += f;
-          ref[yi].magnitude += std::fabs(f);
+          double f = in.get(forward ? xi : yi) * filter.get(wi);
+          Ref &r = ref[forward ? yi : xi];
+          r.value += f;
+          r.magnitude += std::fabs(f);
         });
-        Tensor y(tp.out, s.ySize());
-        AMP_RT_ASSERT_OK(amp_rt_conv2d_forward(&s.d, tp.in, tp.out, 1.0f,
-                                               x.data(), filter.data(), 0.0f,
-                                               y.data()));
-        checkAgainst(y, y, ref, s.cg() * 9, 1.0f, 0.0f, what);
+        Tensor out(tp.out, ref.size());
+        AMP_RT_ASSERT_OK(
+            (forward ? amp_rt_conv2d_forward : amp_rt_conv2d_backward_data)(
+                &s.d, tp.in, tp.out, 1.0f, in.data(), filter.data(), 0.0f,
+                out.data()));
+        checkAgainst(out, out, ref, (forward ? s.cg() : s.d.K) * 9, 1.0f, 0.0f,
+                     what);
+      };
+      auto forwardIsRight = [&](const Tensor &filter, const char *what) {
+        isRight(true, filter, what);
       };
       auto dataGradientIsRight = [&](const Tensor &filter, const char *what) {
-        std::vector<Ref> ref(s.xSize());
-        s.forEachProduct([&](size_t xi, size_t wi, size_t yi) {
-          double f = dy.get(yi) * filter.get(wi);
-          ref[xi].value += f;
-          ref[xi].magnitude += std::fabs(f);
-        });
-        Tensor dx(tp.out, s.xSize());
-        AMP_RT_ASSERT_OK(amp_rt_conv2d_backward_data(&s.d, tp.in, tp.out, 1.0f,
-                                                     dy.data(), filter.data(),
-                                                     0.0f, dx.data()));
-        checkAgainst(dx, dx, ref, s.d.K * 9, 1.0f, 0.0f, what);
+        isRight(false, filter, what);
       };
       int64_t hits0, hits1, misses;
       size_t bytes;
