@@ -138,6 +138,11 @@ static void addTensorStages(OpPassManager &pm, const LoweringStages &on) {
     pm.addPass(createCSEPass());
     pm.addPass(createPrepareDestinationsPass());
   }
+  // fast: long sums in blocks, after the fusion so that a fused producer
+  // is summed in blocks too. (The reference pipeline stays upstream passes
+  // only, its loops summing in one chain.)
+  if (on.fast)
+    pm.addNestedPass<func::FuncOp>(createSplitReductionsPass());
   if (on.donateState)
     pm.addNestedPass<func::FuncOp>(createUpdateStateInPlacePass());
   // fast: weight-shaped elementwise ops run one long loop instead of many
