@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -385,4 +386,28 @@ std::optional<BodyPattern> mlir::amp::matchBodyPattern(Operation *op) {
         isSigmoidBody(body) ? BodyPattern::Sigmoid : BodyPattern::Elementwise;
   }
   return pattern;
+}
+
+bool mlir::amp::comparesCapturedFloats(Operation *op) {
+  if (op->getNumRegions() != 1)
+    return false;
+  Region &body = op->getRegion(0);
+  auto captured = [&](Value v) {
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
+    return extract && !body.isAncestor(extract.getTensor().getParentRegion());
+  };
+  WalkResult found = body.walk([&](arith::CmpFOp cmp) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpFPredicate::OEQ:
+    case arith::CmpFPredicate::UEQ:
+    case arith::CmpFPredicate::ONE:
+    case arith::CmpFPredicate::UNE:
+      break;
+    default:
+      return WalkResult::advance();
+    }
+    return llvm::any_of(cmp->getOperands(), captured) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+  });
+  return found.wasInterrupted();
 }

@@ -78,6 +78,9 @@ std::string PrecisionPainting::explain(const Node &node) const {
   case Node::Why::FeedsNormalization:
     return cls + ": feeds the normalization statistic " +
            describe(nodes[node.related]) + ", kept f32";
+  case Node::Why::FeedsEquality:
+    return cls + ": compared for equality by " + describe(nodes[node.related]) +
+           " with values it reads unrounded, kept f32";
   case Node::Why::Undecided:
     break;
   }

@@ -511,10 +511,30 @@ void PrecisionPainting::keepNormalizationInputsF32() {
               });
 }
 
+/// torch-mlir computes max-pool indices by comparing each input element,
+/// read from inside the body, with the pooled maximum (a deny op,
+/// PrecisionPolicy::classifyLinalgBody). Rounded on one side only, no
+/// element equals the maximum, every index stays -1 and every gradient
+/// upstream of the pool is zero (torch-fuzz seed 1676: a max pool fed by an
+/// f32 group norm and feeding an f16 linear layer). The clear ops that
+/// compute the compared operands (the pool, its reshapes) stay f32.
+void PrecisionPainting::keepComparedOperandsF32() {
+  SmallVector<unsigned> comparisons;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id)
+    if (nodes[id].op && nodes[id].why == Node::Why::Deny &&
+        comparesCapturedFloats(nodes[id].op))
+      comparisons.push_back(id);
+  keepF32From(nodes, comparisons, Direction::Backward, Node::Why::FeedsEquality,
+              [&](unsigned id) {
+                return isOpen(id) && hasClass(id, PrecisionClass::Clear);
+              });
+}
+
 void PrecisionPainting::paint() {
   // 1-2. Allow nodes are low; deny taints what it flows into.
   SmallVector<unsigned> allow = paintAllowAndDeny();
   keepNormalizationInputsF32();
+  keepComparedOperandsF32();
   // 3. Infer nodes between allow nodes become low.
   SmallVector<unsigned> lowSeeds = paintInferBetweenAllow(allow);
   // An infer op fed directly by an allow op follows it, unless a deny op

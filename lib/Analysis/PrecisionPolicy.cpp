@@ -430,6 +430,13 @@ PrecisionPolicy::classifyLinalgBody(Operation *op) const {
   std::optional<BodyPattern> matched = matchBodyPattern(op);
   if (!matched)
     return std::nullopt;
+  // An equality against a captured tensor's elements (max-pool indices)
+  // needs its operands exact: deny, and the painting keeps what feeds it
+  // f32 (PrecisionPainting::keepComparedOperandsF32).
+  if (comparesCapturedFloats(op))
+    return Classification{PrecisionClass::Deny,
+                          "linalg.generic: compares a captured tensor's "
+                          "elements for equality (argmax positions)"};
   BodyPattern pattern = *matched;
   auto patternKey = static_cast<unsigned>(pattern);
   auto [listedIt, firstOfPattern] = bodyListed.try_emplace(patternKey);

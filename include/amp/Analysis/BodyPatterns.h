@@ -22,6 +22,12 @@ bool isNeutralBodyOp(Operation *op);
 /// any other op.
 std::optional<BodyPattern> matchBodyPattern(Operation *op);
 
+/// Whether the body of `op` compares for (in)equality a float it reads
+/// from a tensor defined outside `op`: torch-mlir's max-pool indices, the
+/// position whose input element equals the pooled maximum. Such a
+/// comparison only holds when both sides carry the same rounding.
+bool comparesCapturedFloats(Operation *op);
+
 } // namespace mlir::amp
 
 #endif // AMP_ANALYSIS_BODYPATTERNS_H

@@ -115,6 +115,7 @@ public:
       AccumulatorPad,
       BatchStatistic,
       FeedsNormalization,
+      FeedsEquality,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -203,6 +204,7 @@ private:
   /// reads through infer / clear ops only (e.g. a residual stream into a
   /// layer norm), before infer ops between allow ops are painted low.
   void keepNormalizationInputsF32();
+  void keepComparedOperandsF32();
   /// The bytes per step that a connected set of low clear nodes costs in
   /// casts and traffic low and f32: {low, f32}.
   std::pair<int64_t, int64_t>
