@@ -119,17 +119,21 @@ void splitBetweenLoops(RewriterBase &rewriter, linalg::GenericOp op,
       ArrayRef<unsigned>(reductions).take_front(numOuter);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
 
+  // The block indices lead the partial sums' tensor: its innermost
+  // dimension stays the result's, written contiguously as before.
   Value init = op.getDpsInits()[0];
   auto initType = cast<RankedTensorType>(init.getType());
-  SmallVector<int64_t> partialShape(initType.getShape());
+  SmallVector<int64_t> partialShape;
+  SmallVector<AffineExpr> partialResults;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<AffineExpr> partialResults(maps.back().getResults());
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d : outer) {
     partialShape.push_back(ranges[d]);
     partialResults.push_back(getAffineDimExpr(d, ctx));
     iterators[d] = utils::IteratorType::parallel;
   }
+  llvm::append_range(partialShape, initType.getShape());
+  llvm::append_range(partialResults, maps.back().getResults());
   maps.back() = AffineMap::get(op.getNumLoops(), 0, partialResults, ctx);
 
   rewriter.setInsertionPoint(op);
@@ -145,14 +149,16 @@ void splitBetweenLoops(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.inlineRegionBefore(op.getRegion(), partial.getRegion(),
                               partial.getRegion().begin());
 
+  // The sum of the blocks: loops (blocks..., result...), the result's
+  // innermost.
   const int64_t rank = initType.getRank();
-  const int64_t loops = rank + int64_t(outer.size());
-  SmallVector<utils::IteratorType> sumIterators(rank,
-                                                utils::IteratorType::parallel);
-  sumIterators.append(outer.size(), utils::IteratorType::reduction);
-  // The init: the first `rank` loops (none for a scalar sum).
+  const int64_t numBlockDims = int64_t(outer.size());
+  const int64_t loops = numBlockDims + rank;
+  SmallVector<utils::IteratorType> sumIterators(numBlockDims,
+                                                utils::IteratorType::reduction);
+  sumIterators.append(rank, utils::IteratorType::parallel);
   SmallVector<AffineExpr> initDims;
-  for (int64_t d = 0; d < rank; ++d)
+  for (int64_t d = numBlockDims; d < loops; ++d)
     initDims.push_back(getAffineDimExpr(d, ctx));
   SmallVector<AffineMap> sumMaps = {
       AffineMap::getMultiDimIdentityMap(loops, ctx),
@@ -226,14 +232,13 @@ bool splitOneLoop(RewriterBase &rewriter, linalg::GenericOp op, int64_t terms) {
   if (!blocks || blocks + terms / blocks > terms / 4)
     return false;
   op = withoutZeroIndexedDims(rewriter, op);
-  const unsigned rank =
-      cast<RankedTensorType>(op.getDpsInits()[0].getType()).getRank();
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::SplitReductionResult> split =
       linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
         // The reduction loop becomes (blocks, terms / blocks), the block
-        // index parallel; the partial sums' tensor gets it last.
-        return linalg::SplitReductionOptions{blocks, rank,
+        // index parallel and first in the partial sums' tensor, whose
+        // innermost dimension stays the result's.
+        return linalg::SplitReductionOptions{blocks, 0,
                                              /*innerParallel=*/false};
       });
   return succeeded(split);

@@ -3,22 +3,24 @@
 
 // Batch norm's sum over N, H and W (torch-mlir's keepdim statistics,
 // indexed by 0): N and H become parallel loops of partial sums (96 blocks
-// of 24 terms), which a second op adds to the init.
-// CHECK: #[[PMAP:[a-z0-9]+]] = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0, d0, d2)>
+// of 24 terms), which a second op adds to the init. The block indices lead
+// the partial sums' tensor, so that its innermost dimension is the
+// result's (written contiguously, as the original op did).
+// CHECK: #[[PMAP:[a-z0-9]+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, 0, d1, 0, 0)>
 // CHECK-LABEL: func.func @batch_statistic(
 // CHECK-SAME: %[[X:.*]]: tensor<4x24x24x24xf32>, %[[INIT:.*]]: tensor<1x24x1x1xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x24x1x1x4x24xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x24x1x24x1x1xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<1x24x1x1x4x24xf32>)
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4x24x1x24x1x1xf32>)
 // CHECK: %[[PARTIAL:.*]] = linalg.generic
 // CHECK-SAME: indexing_maps = [#{{.*}}, #[[PMAP]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK-SAME: ins(%[[X]] : tensor<4x24x24x24xf32>) outs(%[[ZEROS]] : tensor<1x24x1x1x4x24xf32>)
+// CHECK-SAME: ins(%[[X]] : tensor<4x24x24x24xf32>) outs(%[[ZEROS]] : tensor<4x24x1x24x1x1xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: %[[SUM:.*]] = linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
-// CHECK-SAME: ins(%[[PARTIAL]] : tensor<1x24x1x1x4x24xf32>) outs(%[[INIT]] : tensor<1x24x1x1xf32>)
+// CHECK-SAME: iterator_types = ["reduction", "reduction", "parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME: ins(%[[PARTIAL]] : tensor<4x24x1x24x1x1xf32>) outs(%[[INIT]] : tensor<1x24x1x1xf32>)
 // CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract>
 // CHECK: return %[[SUM]]
 // HIGH-LABEL: func.func @batch_statistic(
@@ -39,16 +41,17 @@ func.func @batch_statistic(%x: tensor<4x24x24x24xf32>, %init: tensor<1x24x1x1xf3
 // -----
 
 // One long reduction loop, a keepdim sum (2x1): upstream's splitReduction
-// on the init without its 0-indexed dimension, 25 blocks of 40.
+// on the init without its 0-indexed dimension, 25 blocks of 40 (the block
+// index first in the partial sums).
 // CHECK-LABEL: func.func @row_sum(
 // CHECK-SAME: %[[X:.*]]: tensor<2x1000xf32>, %[[INIT:.*]]: tensor<2x1xf32>
 // CHECK: %[[NARROW:.*]] = tensor.collapse_shape %[[INIT]] {{\[\[}}0, 1]] : tensor<2x1xf32> into tensor<2xf32>
 // CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [2, 25, 40]
 // CHECK: %[[PARTIAL:.*]] = linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME: ins(%[[BLOCKS]] : tensor<2x25x40xf32>) outs(%{{.*}} : tensor<2x25xf32>)
+// CHECK-SAME: ins(%[[BLOCKS]] : tensor<2x25x40xf32>) outs(%{{.*}} : tensor<25x2xf32>)
 // CHECK: %[[SUM:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[PARTIAL]] : tensor<2x25xf32>) outs(%[[NARROW]] : tensor<2xf32>)
+// CHECK-SAME: ins(%[[PARTIAL]] : tensor<25x2xf32>) outs(%[[NARROW]] : tensor<2xf32>)
 // CHECK: %[[WIDE:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1]
 // CHECK: return %[[WIDE]]
 func.func @row_sum(%x: tensor<2x1000xf32>, %init: tensor<2x1xf32>) -> tensor<2x1xf32> {
