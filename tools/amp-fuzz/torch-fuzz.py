@@ -148,7 +148,10 @@ def run_one(args):
                   files.base + ".amp.mlir", files.base)
     with open(files.base + ".check.json") as f:
         check = json.load(f)
-    if not cfg["train"]:
+    if cfg["train"]:
+        check["loss_sensitivity"] = loss_rounding_sensitivity(
+            targs, model, inputs, call_args, described, cfg["mode"])
+    else:
         check["sensitivity"] = rounding_sensitivity(model, inputs,
                                                     cfg["mode"])
     write(stage="done", check=check)
@@ -187,6 +190,41 @@ def rounding_sensitivity(model, inputs, mode, draws=4):
                     for a in inputs]
             out = jittered(*args).float()
             total += float(((out - ref).norm() / ref.norm()) ** 2)
+    return (total / draws) ** 0.5
+
+
+def loss_rounding_sensitivity(targs, model, inputs, call_args, described,
+                              mode, draws=4):
+    """rounding_sensitivity() of a training step's loss: the RMS over a
+    few draws of the absolute change of PyTorch's f32 loss when every
+    parameter and float input (not the target) is multiplied by 1 + d, d
+    uniform in +-u. A loss that cancels (a small cross-entropy of large
+    logits) moves by about this much in any mixed-precision program, and
+    which of two is closer to f32 is then down to how their roundings fall
+    (torch-fuzz seed 1729, where autocast's extra rounding of the logits
+    and bias happened to cancel its error)."""
+    import torch
+    from torch_to_amp import checks
+    from torch_to_amp.export import uses_mse
+    u = UNIT_ROUNDOFF[mode]
+    gen = torch.Generator().manual_seed(0)
+    mse = uses_mse(targs)
+    refs, num_buffers = checks.reference_training_step(
+        model, mse, call_args, described, len(inputs))
+    ref = float(refs[num_buffers])
+    total = 0.0
+    for _ in range(draws):
+        jittered = []
+        for a, d in zip(call_args, described):
+            if d["role"] not in ("param", "input") or \
+                    not a.is_floating_point():
+                jittered.append(a)
+                continue
+            noise = torch.rand(a.shape, generator=gen, dtype=a.dtype)
+            jittered.append(a * (1 + (2 * noise - 1) * u))
+        outs, _ = checks.reference_training_step(
+            model, mse, jittered, described, len(inputs))
+        total += (float(outs[num_buffers]) - ref) ** 2
     return (total / draws) ** 0.5
 
 
@@ -252,14 +290,19 @@ def evaluate_training_step(cfg, c):
     if verdict:
         return verdict + (margins,)
     floor = FLOOR[cfg["mode"]]
-    loss_bound = 2 * auto["loss_abs_err"] + floor * scale
+    # Against autocast, or against what rounding the weights and inputs
+    # alone moves the loss by (loss_rounding_sensitivity).
+    loss_bound = 2 * max(auto["loss_abs_err"],
+                         c.get("loss_sensitivity", 0.0)) + floor * scale
     grad_bound = 2 * auto["grad_rel_l2_median"] + 2 * floor
     margins["accuracy"] = max(amp["loss_abs_err"] / loss_bound,
                               amp["grad_rel_l2_median"] / grad_bound)
     if margins["accuracy"] > 1:
-        return ("accuracy", "loss error %.3g (autocast %.3g), gradients' "
-                "median rel. L2 %.3g (autocast %.3g)" % (
+        return ("accuracy", "loss error %.3g (autocast %.3g, rounding "
+                "sensitivity %.3g), gradients' median rel. L2 %.3g "
+                "(autocast %.3g)" % (
                     amp["loss_abs_err"], auto["loss_abs_err"],
+                    c.get("loss_sensitivity", 0.0),
                     amp["grad_rel_l2_median"], auto["grad_rel_l2_median"]),
                 margins)
     return (None, "ok", margins)
