@@ -218,19 +218,20 @@ linalg::GenericOp withoutZeroIndexedDims(RewriterBase &rewriter,
   return narrow;
 }
 
-/// Splits `op`'s single reduction loop of `terms` iterations with
-/// upstream's linalg::splitReduction into blocks of the divisor of `terms`
-/// closest to its square root; false if no divisor balances well.
-bool splitOneLoop(RewriterBase &rewriter, linalg::GenericOp op, int64_t terms) {
-  const int64_t root = int64_t(std::sqrt(double(terms)));
-  int64_t blocks = 0;
-  for (int64_t d = root; d >= 2; --d)
-    if (terms % d == 0) {
-      blocks = d;
-      break;
-    }
-  if (!blocks || blocks + terms / blocks > terms / 4)
-    return false;
+/// The number of blocks one reduction loop of `terms` iterations is split
+/// into: the divisor of `terms` closest to its square root, or 0 if none
+/// balances well (a prime count of terms).
+int64_t blocksOfOneLoop(int64_t terms) {
+  for (int64_t d = int64_t(std::sqrt(double(terms))); d >= 2; --d)
+    if (terms % d == 0)
+      return d + terms / d <= terms / 4 ? d : 0;
+  return 0;
+}
+
+/// Splits `op`'s single reduction loop into `blocks` blocks with upstream's
+/// linalg::splitReduction.
+bool splitOneLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                  int64_t blocks) {
   op = withoutZeroIndexedDims(rewriter, op);
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::SplitReductionResult> split =
@@ -262,8 +263,10 @@ struct SplitReductionsPass
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       SmallVector<int64_t> extents = llvm::to_vector(
           llvm::map_range(reductions, [&](unsigned d) { return ranges[d]; }));
-      size_t numOuter = outerLoopsToSplit(extents, terms);
-      if (!numOuter && reductions.size() != 1)
+      const size_t numOuter = outerLoopsToSplit(extents, terms);
+      const int64_t blocks =
+          reductions.size() == 1 ? blocksOfOneLoop(terms) : 0;
+      if (!numOuter && !blocks)
         continue;
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {
@@ -278,7 +281,7 @@ struct SplitReductionsPass
       if (numOuter)
         splitBetweenLoops(rewriter, generic, combiner, numOuter);
       else
-        splitOneLoop(rewriter, generic, terms);
+        splitOneLoop(rewriter, generic, blocks);
     }
   }
 };

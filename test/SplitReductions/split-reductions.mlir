@@ -91,6 +91,7 @@ func.func @total(%x: tensor<64x32xf32>, %init: tensor<f32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT: tensor.empty
 // CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x1021xf32>)
 // CHECK: return
 func.func @left_alone(%x: tensor<64x32xf32>, %m: tensor<f32>, %short: tensor<8x16xf32>,
                       %dyn: tensor<?x512xf32>, %acc: tensor<?xf32>,
