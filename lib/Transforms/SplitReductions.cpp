@@ -250,14 +250,14 @@ struct SplitReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> candidates;
+    // Collected first: the rewrites replace the ops the walk would visit.
+    SmallVector<std::pair<linalg::LinalgOp, int64_t>> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (termsToSplit(op, minTerms))
-        candidates.push_back(op);
+      if (int64_t terms = termsToSplit(op, minTerms))
+        candidates.emplace_back(op, terms);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : candidates) {
-      const int64_t terms = termsToSplit(op, minTerms);
+    for (auto [op, terms] : candidates) {
       SmallVector<unsigned> reductions;
       op.getReductionDims(reductions);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();

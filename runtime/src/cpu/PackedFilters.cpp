@@ -67,29 +67,23 @@ PackedFilters::Entry *PackedFilters::find(const PlanKey &key, int operand,
                                           int threads) {
   // The entry last seen at this address first: in a loop over fixed
   // weights, it is the one.
-  Entry *match = nullptr;
-  for (int pass = 0; pass < 2 && !match; ++pass)
-    for (Entry &e : entries) {
-      if ((e.address == filter) != (pass == 0) || e.operand != operand ||
-          e.bytes != bytes || e.key != key)
-        continue;
-      if (sameBytes(e.copy.get(), static_cast<const char *>(filter), bytes,
+  auto match = entries.end();
+  for (int pass = 0; pass < 2 && match == entries.end(); ++pass)
+    for (auto it = entries.begin(); it != entries.end(); ++it)
+      if ((it->address == filter) == (pass == 0) && it->operand == operand &&
+          it->bytes == bytes && it->key == key &&
+          sameBytes(it->copy.get(), static_cast<const char *>(filter), bytes,
                     threads)) {
-        match = &e;
+        match = it;
         break;
       }
-    }
-  if (!match) {
+  if (match == entries.end()) {
     ++misses;
     return nullptr;
   }
   ++hits;
   match->address = filter;
-  for (auto it = entries.begin(); it != entries.end(); ++it)
-    if (&*it == match) {
-      entries.splice(entries.begin(), entries, it);
-      break;
-    }
+  entries.splice(entries.begin(), entries, match);
   return &entries.front();
 }
 
