@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -91,6 +92,27 @@ mlir::amp::getPlainInputBlockedConvIteratorTypes() {
   return types;
 }
 
+SmallVector<AffineMap> mlir::amp::getBlockedFilterGradIndexingMaps(
+    MLIRContext *context, ArrayRef<int64_t> stridesAndDilations) {
+  AffineExpr kb, ki, cb, ci, r, s, n, p, q;
+  bindDims(context, kb, ki, cb, ci, r, s, n, p, q);
+  int64_t sh = stridesAndDilations[0], sw = stridesAndDilations[1],
+          dh = stridesAndDilations[2], dw = stridesAndDilations[3];
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(9, 0, results, context);
+  };
+  return {map({n, cb, p * sh + r * dh, q * sw + s * dw, ci}),
+          map({n, kb, p, q, ki}),
+          map({kb * kChannelBlock + ki, cb * kChannelBlock + ci, r, s})};
+}
+
+SmallVector<utils::IteratorType>
+mlir::amp::getBlockedFilterGradIteratorTypes() {
+  SmallVector<utils::IteratorType> types(6, utils::IteratorType::parallel);
+  types.append(3, utils::IteratorType::reduction);
+  return types;
+}
+
 SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
                                                  BlockedConvForm *form) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -114,6 +136,9 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
   else if (maps == getPlainInputBlockedConvIndexingMaps(context, scalars) &&
            iterators == getPlainInputBlockedConvIteratorTypes())
     matched = BlockedConvForm::PlainInput;
+  else if (maps == getBlockedFilterGradIndexingMaps(context, scalars) &&
+           iterators == getBlockedFilterGradIteratorTypes())
+    matched = BlockedConvForm::FilterGradient;
   if (!matched)
     return {};
   auto rankOf = [](Value v) {
@@ -125,11 +150,17 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
            cast<ShapedType>(v.getType()).getDimSize(4) == kChannelBlock;
   };
   bool plainInput = *matched == BlockedConvForm::PlainInput;
-  int64_t filterRank = *matched == BlockedConvForm::Depthwise ? 3 : 4;
-  if (!(plainInput ? rankOf(op->getOperand(0)) == 4
-                   : blocked(op->getOperand(0))) ||
-      !blocked(op->getOperand(2)) || rankOf(op->getOperand(1)) != filterRank)
-    return {};
+  if (*matched == BlockedConvForm::FilterGradient) {
+    if (!blocked(op->getOperand(0)) || !blocked(op->getOperand(1)) ||
+        rankOf(op->getOperand(2)) != 4)
+      return {};
+  } else {
+    int64_t filterRank = *matched == BlockedConvForm::Depthwise ? 3 : 4;
+    if (!(plainInput ? rankOf(op->getOperand(0)) == 4
+                     : blocked(op->getOperand(0))) ||
+        !blocked(op->getOperand(2)) || rankOf(op->getOperand(1)) != filterRank)
+      return {};
+  }
   auto mulAdd = [](Operation *first, Operation *second) {
     return isa<arith::MulFOp>(first) && isa<arith::AddFOp>(second);
   };
@@ -220,6 +251,207 @@ template <typename ConvOp> struct BlockConv final : OpRewritePattern<ConvOp> {
                      rewriter.getDenseI64ArrayAttr(scalars));
     rewriter.replaceOp(op,
                        unpackChannels(rewriter, loc, generic.getResult(0), y));
+    return success();
+  }
+};
+
+/// The tensor `src` whose first two of four dimensions `v` swaps
+/// (v[i, j, h, w] == src[j, i, h, w]): a linalg.transpose, possibly between
+/// reshapes that only add or drop unit dimensions (amp-ungroup-summed-convs'
+/// form of a strided convolution's output gradient). Null otherwise.
+Value getSwappedSource(Value v) {
+  auto vType = dyn_cast<RankedTensorType>(v.getType());
+  if (!vType || vType.getRank() != 4 || !vType.hasStaticShape())
+    return {};
+  // dimOf[i]: the dimension of `v` that dimension i of `cur` holds, or -1.
+  SmallVector<int64_t> dimOf = {0, 1, 2, 3};
+  Value cur = v;
+  // Of a group of dimensions that are one dimension on the other side of a
+  // reshape, the one that is not a unit (the first if all are); none when
+  // two are not units.
+  auto holderOf = [](ArrayRef<int64_t> group, RankedTensorType type) {
+    int64_t holder = -1;
+    for (int64_t d : group) {
+      if (type.getDimSize(d) == 1)
+        continue;
+      if (holder >= 0)
+        return int64_t(-2);
+      holder = d;
+    }
+    return holder >= 0 ? holder : group.front();
+  };
+  // Whether `cur` is the swapped source: the non-unit dimensions of `v`
+  // each held by the swapped dimension of `cur`, and the swapped shapes.
+  auto isSwapped = [&]() {
+    auto type = dyn_cast<RankedTensorType>(cur.getType());
+    if (!type || type.getRank() != 4 || !type.hasStaticShape())
+      return false;
+    const int64_t swap[4] = {1, 0, 2, 3};
+    for (int64_t d = 0; d < 4; ++d) {
+      if (type.getDimSize(d) != vType.getDimSize(swap[d]))
+        return false;
+      if (type.getDimSize(d) != 1 && dimOf[d] != swap[d])
+        return false;
+    }
+    return true;
+  };
+  bool transposed = false;
+  for (int step = 0; step < 4; ++step) {
+    Operation *def = cur.getDefiningOp();
+    if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
+      if (!transpose.hasPureTensorSemantics())
+        return {};
+      // Dimension i of the result is dimension perm[i] of the input.
+      SmallVector<int64_t> next(dimOf.size(), -1);
+      for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
+        next[p] = dimOf[i];
+      dimOf = std::move(next);
+      cur = transpose.getInput();
+      transposed = true;
+    } else if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+      RankedTensorType srcType = collapse.getSrcType();
+      SmallVector<int64_t> next(srcType.getRank(), -1);
+      for (auto [g, group] :
+           llvm::enumerate(collapse.getReassociationIndices())) {
+        int64_t holder = holderOf(group, srcType);
+        if (holder < 0)
+          return {};
+        next[holder] = dimOf[g];
+      }
+      dimOf = std::move(next);
+      cur = collapse.getSrc();
+    } else if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def)) {
+      RankedTensorType resultType = expand.getResultType();
+      SmallVector<int64_t> next(expand.getSrcType().getRank(), -1);
+      for (auto [g, group] :
+           llvm::enumerate(expand.getReassociationIndices())) {
+        int64_t holder = holderOf(group, resultType);
+        if (holder < 0)
+          return {};
+        next[g] = dimOf[holder];
+      }
+      dimOf = std::move(next);
+      cur = expand.getSrc();
+    } else {
+      break;
+    }
+    if (transposed && isSwapped())
+      return cur;
+  }
+  return {};
+}
+
+/// The weight gradient that autodiff (torch-mlir) writes as a convolution
+/// of the transposed, padded input by the transposed output gradient,
+///   g = conv_2d_nchw_fchw {strides = d, dilations = s}
+///         (pad(transpose(x)), transpose(dy)) : C x K x R x S,
+/// (read through a transpose to K x C x R x S), becomes
+///   generic(pack(pad(x)), pack(dy)) : K x C x R x S
+/// on blocked x and dy (getBlockedFilterGradIndexingMaps, with the forward
+/// convolution's strides s and dilations d), so that the activations and
+/// gradients of a blocked chain reach libamp_rt's backward-weights without
+/// being unblocked and transposed in loops (and reordered back into the
+/// blocked layout by oneDNN). A slice that trims the padded input's last
+/// rows and columns is dropped: the generic reads what it needs.
+struct BlockFilterGradient final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    auto g = cast<RankedTensorType>(op.getOutputs()[0].getType());
+    if (!g.hasStaticShape() || g.getDimSize(0) % kChannelBlock ||
+        g.getDimSize(1) % kChannelBlock)
+      return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
+    // The input: [extract_slice of the last rows / columns] [pad of the
+    // rows and columns] of the transposed x.
+    Value in = op.getInputs()[0];
+    if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>()) {
+      if (!slice.hasZeroOffset() || !slice.hasUnitStride() ||
+          slice.getSourceType().getRank() != 4 ||
+          slice.getType().getRank() != 4 ||
+          slice.getSourceType().getDimSize(0) !=
+              slice.getType().getDimSize(0) ||
+          slice.getSourceType().getDimSize(1) != slice.getType().getDimSize(1))
+        return rewriter.notifyMatchFailure(op, "not a trimming slice");
+      in = slice.getSource();
+    }
+    tensor::PadOp pad = in.getDefiningOp<tensor::PadOp>();
+    Value padValue;
+    SmallVector<int64_t> low, high;
+    if (pad) {
+      padValue = pad.getConstantPaddingValue();
+      std::optional<SmallVector<int64_t>> lo =
+          getConstantIntValues(pad.getMixedLowPad());
+      std::optional<SmallVector<int64_t>> hi =
+          getConstantIntValues(pad.getMixedHighPad());
+      if (!padValue || !lo || !hi || (*lo)[0] || (*lo)[1] || (*hi)[0] ||
+          (*hi)[1])
+        return rewriter.notifyMatchFailure(op, "not a pad of rows / columns");
+      low = *lo, high = *hi;
+      in = pad.getSource();
+    }
+    Value x = getSwappedSource(in);
+    Value dy = getSwappedSource(op.getInputs()[1]);
+    if (!x || !dy)
+      return rewriter.notifyMatchFailure(op, "not a transposed weight "
+                                             "gradient");
+    // Forward strides and dilations: the gradient's dilations and strides.
+    SmallVector<int64_t> scalars;
+    for (int64_t v : op.getDilations().getValues<int64_t>())
+      scalars.push_back(v);
+    for (int64_t v : op.getStrides().getValues<int64_t>())
+      scalars.push_back(v);
+
+    Location loc = op.getLoc();
+    if (pad) {
+      auto xType = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape(xType.getShape());
+      for (int d = 2; d < 4; ++d)
+        shape[d] += low[d] + high[d];
+      x = tensor::PadOp::create(
+          rewriter, loc, RankedTensorType::get(shape, xType.getElementType()),
+          x, getAsIndexOpFoldResult(rewriter.getContext(), low),
+          getAsIndexOpFoldResult(rewriter.getContext(), high), padValue);
+    }
+    // The K x C x R x S output's initial value: the fill it was, or the
+    // transposed initial value.
+    SmallVector<int64_t> kcrs = {g.getDimSize(1), g.getDimSize(0),
+                                 g.getDimSize(2), g.getDimSize(3)};
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, kcrs, g.getElementType());
+    Value init;
+    if (auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+        fill && fill.hasPureTensorSemantics())
+      init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                    ValueRange{empty})
+                 .getResult(0);
+    else
+      init = linalg::TransposeOp::create(rewriter, loc, op.getOutputs()[0],
+                                         empty, ArrayRef<int64_t>{1, 0, 2, 3})
+                 ->getResult(0);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init.getType(),
+        ValueRange{packChannels(rewriter, loc, x),
+                   packChannels(rewriter, loc, dy)},
+        ValueRange{init},
+        getBlockedFilterGradIndexingMaps(rewriter.getContext(), scalars),
+        getBlockedFilterGradIteratorTypes());
+    // The convolution's body: its arguments are the elements of the input,
+    // the output gradient and the accumulator, as the generic's are.
+    rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
+                               generic.getRegion().end());
+    generic->setAttr(kBlockedConvAttrName,
+                     rewriter.getDenseI64ArrayAttr(scalars));
+    // The C x K x R x S result is the transpose of the gradient; the
+    // transpose that reads it back to K x C x R x S folds away with it.
+    Value back = tensor::EmptyOp::create(rewriter, loc, g.getShape(),
+                                         g.getElementType());
+    rewriter.replaceOp(
+        op, linalg::TransposeOp::create(rewriter, loc, generic.getResult(0),
+                                        back, ArrayRef<int64_t>{1, 0, 2, 3})
+                ->getResult(0));
     return success();
   }
 };
@@ -353,8 +585,8 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
     {
       RewritePatternSet patterns(context);
       patterns.add<BlockConv<linalg::Conv2DNchwFchwOp>,
-                   BlockConv<linalg::DepthwiseConv2DNchwChwOp>, BlockMaxPool>(
-          context);
+                   BlockConv<linalg::DepthwiseConv2DNchwChwOp>, BlockMaxPool,
+                   BlockFilterGradient>(context);
       walkAndApplyPatterns(root, std::move(patterns));
     }
     // Move the packs and unpacks across the elementwise ops, pads and
@@ -372,6 +604,7 @@ struct BlockConvsPass : public amp::impl::BlockConvsPassBase<BlockConvsPass> {
       linalg::PackOp::getCanonicalizationPatterns(patterns, context);
       linalg::UnPackOp::getCanonicalizationPatterns(patterns, context);
       linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+      linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
       tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
       if (failed(applyPatternsGreedily(root, std::move(patterns))))
         return signalPassFailure();

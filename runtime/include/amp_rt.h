@@ -407,7 +407,13 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *   (and amp_rt_depthwise_conv2d_nchw16c_chw_*: I and O blocked as below,
  *   F CxKHxKW: linalg.depthwise_conv_2d_nchw_chw after amp-block-convs;
  *   amp_rt_conv2d_nchw_fchw_nchw16c_*: I NCHW, F FCHW, O blocked: a
- *   convolution whose input channels 16 does not divide, such as a stem)
+ *   convolution whose input channels 16 does not divide, such as a stem;
+ *   amp_rt_conv2d_backward_filter_nchw16c_*: X N x C/16 x H x W x 16 and
+ *   DY N x F/16 x OH x OW x 16 blocked, O F x C x KH x KW: the weight
+ *   gradient O[f, c, r, s] += sum over n, p, q of X[n, c, p * strideH +
+ *   r * dilationH, q * strideW + s * dilationW] * DY[n, f, p, q] of the
+ *   forward convolution with those strides and dilations; X may have more
+ *   rows and columns than that reads)
  *
  * The nchw16c form is linalg.conv_2d_nchw_fchw on activations blocked by 16
  * channels (x[n][c/16][h][w][c%16], oneDNN's nChw16c), as
@@ -500,6 +506,10 @@ AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
   AMP_RT_API void                                                              \
       _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##SUFFIX(            \
           amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
+  AMP_RT_API void                                                              \
+      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##SUFFIX( \
+          amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,      \
           int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);
 #define AMP_RT_DECLARE_MLIR_ENTRY_POINTS(IN, OUT)                              \
   AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, )                                 \

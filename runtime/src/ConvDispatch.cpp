@@ -140,32 +140,60 @@ amp_rt_status convViews(const char *fn, ConvDirection dir,
                                  in1, beta, out));
 }
 
-amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
-                                amp_rt_dtype inType, amp_rt_dtype outType,
-                                const void *x, const TensorView &w, float beta,
-                                void *y) {
+/// Runs `run(ctx)`, one direction of a `blocked16` problem on host memory,
+/// where the active backend reads oneDNN's layouts in place: only the cpu
+/// backend does (AMP_RT_ERROR_UNSUPPORTED, nothing recorded, elsewhere).
+template <typename Run>
+static amp_rt_status
+blockedOnHost(const char *fn, ConvDirection dir, const ConvProblem &problem,
+              amp_rt_dtype inType, amp_rt_dtype outType, Run run) {
   ProfileScope profile([&](double &flops) {
-    return convProfileKey(ConvDirection::Forward, problem, inType, outType,
-                          flops);
+    return convProfileKey(dir, problem, inType, outType, flops);
   });
   std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
   Slot *slot = nullptr;
   AMP_RT_TRY(activeSlot(fn, slot));
   CallContext ctx(fn, *slot);
-  // Host memory in oneDNN's layout: only the cpu backend reads it in place.
   if (std::strcmp(ctx.backend().name(), "cpu") != 0) {
     profile.discard();
     return AMP_RT_ERROR_UNSUPPORTED;
   }
-  TensorView filter;
-  AMP_RT_TRY(ctx.input(w, true, filter));
-  amp_rt_status s = ctx.backend().conv(ConvDirection::Forward, problem, inType,
-                                       outType, 1.0f, x, filter.data, beta, y);
+  amp_rt_status s = run(ctx);
   if (s == AMP_RT_ERROR_UNSUPPORTED)
     profile.discard();
   if (s != AMP_RT_SUCCESS)
     return s;
   return ctx.finish();
+}
+
+amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
+                                amp_rt_dtype inType, amp_rt_dtype outType,
+                                const void *x, const TensorView &w, float beta,
+                                void *y) {
+  return blockedOnHost(fn, ConvDirection::Forward, problem, inType, outType,
+                       [&](CallContext &ctx) {
+                         TensorView filter;
+                         AMP_RT_TRY(ctx.input(w, true, filter));
+                         return ctx.backend().conv(
+                             ConvDirection::Forward, problem, inType, outType,
+                             1.0f, x, filter.data, beta, y);
+                       });
+}
+
+amp_rt_status convBlockedFilterGradOnHost(const char *fn,
+                                          const ConvProblem &problem,
+                                          amp_rt_dtype inType,
+                                          amp_rt_dtype outType, const void *x,
+                                          const void *dy, const TensorView &dw,
+                                          float beta) {
+  return blockedOnHost(fn, ConvDirection::BackwardFilter, problem, inType,
+                       outType, [&](CallContext &ctx) {
+                         TensorView filter;
+                         AMP_RT_TRY(ctx.output(dw, beta != 0.0f, true, filter));
+                         return ctx.backend().conv(
+                             ConvDirection::BackwardFilter, problem, inType,
+                             outType, 1.0f, x, dy, beta, filter.data);
+                       });
 }
 
 } // namespace rt

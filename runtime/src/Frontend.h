@@ -48,6 +48,15 @@ amp_rt_status convBlockedOnHost(const char *fn, const ConvProblem &problem,
                                 amp_rt_dtype inType, amp_rt_dtype outType,
                                 const void *x, const TensorView &w, float beta,
                                 void *y);
+/// The backward-filter (weight gradient) of a `blocked16` problem from
+/// dense host tensors x and dy (nChw16c) into the filter view dw, with the
+/// same contract as convBlockedOnHost.
+amp_rt_status convBlockedFilterGradOnHost(const char *fn,
+                                          const ConvProblem &problem,
+                                          amp_rt_dtype inType,
+                                          amp_rt_dtype outType, const void *x,
+                                          const void *dy, const TensorView &dw,
+                                          float beta);
 amp_rt_status makeConvProblem(const char *fn, const amp_rt_conv2d_desc *desc,
                               ConvProblem &problem);
 

@@ -381,4 +381,105 @@ depthwiseConv2dBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
                        std::max<int64_t>(1, F->sizes[0]));
 }
 
+/// O = beta * O over the 4-D view `v` (an empty sum into an output).
+void scaleOutput(const TensorView &v, float beta) {
+  const size_t es = dtypeSize(v.dtype);
+  for (int64_t a = 0; a < v.sizes[0]; ++a)
+    for (int64_t b = 0; b < v.sizes[1]; ++b)
+      for (int64_t c = 0; c < v.sizes[2]; ++c)
+        for (int64_t d = 0; d < v.sizes[3]; ++d) {
+          char *e = static_cast<char *>(v.data) +
+                    (a * v.strides[0] + b * v.strides[1] + c * v.strides[2] +
+                     d * v.strides[3]) *
+                        int64_t(es);
+          if (beta == 0.0f)
+            std::memset(e, 0, es);
+          else if (v.dtype == AMP_RT_F32)
+            *reinterpret_cast<float *>(e) *= beta;
+        }
+}
+
+/// The weight gradient of an NCHW convolution on activations blocked by 16
+/// channels (amp-block-convs' form of what autodiff writes as a convolution
+/// of the transposed input by the transposed output gradient):
+/// O[k, c, r, s] += sum over n, p, q of X[n, c/16, p*sh + r*dh, q*sw + s*dw,
+/// c%16] * DY[n, k/16, p, q, k%16], X and DY blocked, O (K x C x R x S, the
+/// filter's FCHW) any strides. X may hold more rows and columns than the
+/// window reads (a padded input the output does not reach the end of).
+/// oneDNN's backward-weights in place where it reads the blocked tensors;
+/// elsewhere through NCHW copies and the plain backward-filter path.
+amp_rt_status conv2dBackwardFilterBlocked(const char *fn, amp_rt_dtype in,
+                                          amp_rt_dtype out,
+                                          const amp_rt_memref_5d *X,
+                                          const amp_rt_memref_5d *DY,
+                                          const amp_rt_memref_4d *O, int64_t sh,
+                                          int64_t sw, int64_t dh, int64_t dw,
+                                          float beta) {
+  amp_rt_status s;
+  TensorView vo;
+  if ((s = checkBlocked(fn, X)) || (s = checkBlocked(fn, DY)) ||
+      (s = viewOf<amp_rt_memref_4d, 4>(fn, "O", O, out, vo)))
+    return s;
+  const int64_t N = X->sizes[0], C = X->sizes[1] * 16, H = X->sizes[2],
+                W = X->sizes[3], K = DY->sizes[1] * 16, P = DY->sizes[2],
+                Q = DY->sizes[3], R = O->sizes[2], S = O->sizes[3];
+  if (DY->sizes[0] != N || O->sizes[0] != K || O->sizes[1] != C)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
+                "%s: shapes do not match: X has batch %lld and %lld channels, "
+                "DY batch %lld and %lld channels, O is %lldx%lldx%lldx%lld",
+                fn, (long long)N, (long long)C, (long long)DY->sizes[0],
+                (long long)K, (long long)O->sizes[0], (long long)O->sizes[1],
+                (long long)R, (long long)S);
+  int64_t needH, needW;
+  if (K == 0 || C == 0 || R == 0 || S == 0)
+    return convWindow(fn, 1, 1, 1, 1, 1, 1, sh, sw, dh, dw, needH, needW);
+  if (N == 0 || P == 0 || Q == 0) { // an empty sum: O = beta * O
+    if ((s = convWindow(fn, 1, 1, 1, 1, 1, 1, sh, sw, dh, dw, needH, needW)))
+      return s;
+    scaleOutput(vo, beta);
+    return AMP_RT_SUCCESS;
+  }
+  // The window of a P x Q output gradient over an R x S filter gradient.
+  if ((s = convWindow(fn, P, Q, R, S, H, W, sh, sw, dh, dw, needH, needW)))
+    return s;
+  amp_rt_conv2d_desc d{};
+  d.layout = AMP_RT_NCHW;
+  d.filter_layout = AMP_RT_FILTER_KCRS;
+  d.N = N, d.C = C, d.H = needH, d.W = needW, d.K = K, d.R = R, d.S = S;
+  d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+  ConvProblem p;
+  if ((s = makeConvProblem(fn, &d, p)))
+    return s;
+  if (p.P != P || p.Q != Q)
+    return fail(AMP_RT_ERROR_INTERNAL, "%s: output size mismatch", fn);
+  // In place when the rows and columns past the window are fewer than a
+  // stride (oneDNN's output size formula floors them away), as they are in
+  // a padded input that the forward convolution did not reach the end of.
+  if (isDense(X) && isDense(DY) && H - needH < sh && W - needW < sw) {
+    ConvProblem whole = p;
+    whole.desc.H = H, whole.desc.W = W;
+    whole.blocked16 = true;
+    s = convBlockedFilterGradOnHost(fn, whole, in, out, dataOf(X, in),
+                                    dataOf(DY, in), vo, beta);
+    if (s != AMP_RT_ERROR_UNSUPPORTED)
+      return s;
+  }
+  const size_t inSize = dtypeSize(in);
+  std::vector<char> x(size_t(N * C * H * W) * inSize),
+      dy(size_t(N * K * P * Q) * inSize);
+  copyBlocked(X, inSize, x.data(), /*toPlain=*/true);
+  copyBlocked(DY, inSize, dy.data(), /*toPlain=*/true);
+  TensorView vx, vdy;
+  vx.data = x.data(), vx.dtype = in, vx.rank = 4;
+  const int64_t xs[4] = {N, C, needH, needW}, xst[4] = {C * H * W, H * W, W, 1};
+  const int64_t ys[4] = {N, K, P, Q}, yst[4] = {K * P * Q, P * Q, Q, 1};
+  vdy.data = dy.data(), vdy.dtype = in, vdy.rank = 4;
+  for (int i = 0; i < 4; ++i) {
+    vx.sizes[i] = xs[i], vx.strides[i] = xst[i];
+    vdy.sizes[i] = ys[i], vdy.strides[i] = yst[i];
+  }
+  return convViews(fn, ConvDirection::BackwardFilter, p, in, out, 1.0f, vx, vdy,
+                   beta, vo);
+}
+
 } // namespace amp::rt::entry

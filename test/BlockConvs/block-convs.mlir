@@ -252,3 +252,122 @@ func.func @conv_pool_conv(%x: tensor<1x32x9x9xbf16>, %w1: tensor<32x32x1x1xbf16>
     ins(%p, %w2 : tensor<1x32x4x4xbf16>, tensor<32x32x1x1xbf16>) outs(%f2 : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
   return %c2 : tensor<1x32x4x4xf32>
 }
+
+// -----
+
+// A weight gradient as torch-mlir writes it: the convolution of the
+// transposed, padded activation by the transposed output gradient (C x K x
+// R x S), read through a transpose. It becomes a generic on the blocked
+// activation (padded in the blocked layout) and the blocked output
+// gradient that writes K x C x R x S, over (kb, ki, cb, ci, r, s, n, p, q);
+// the transposes go.
+// CHECK-DAG:   #[[GX:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d6, d2, d4 + d7, d5 + d8, d3)>
+// CHECK-DAG:   #[[GDY:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d6, d0, d7, d8, d1)>
+// CHECK-DAG:   #[[GW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0 * 16 + d1, d2 * 16 + d3, d4, d5)>
+// CHECK-LABEL: func.func @filter_gradient(
+// CHECK-SAME:    %[[X:.+]]: tensor<2x32x8x8xbf16>, %[[DY:.+]]: tensor<2x16x8x8xbf16>
+// CHECK:       %[[XE:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 16, 8, 8]
+// CHECK:       %[[XB:.+]] = linalg.transpose ins(%[[XE]] : tensor<2x2x16x8x8xbf16>) {{.*}} permutation = [0, 1, 3, 4, 2]
+// CHECK:       %[[XP:.+]] = tensor.pad %[[XB]] low[0, 0, 1, 1, 0] high[0, 0, 1, 1, 0]
+// CHECK:       %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<16x32x3x3xf32>
+// CHECK:       %[[DE:.+]] = tensor.expand_shape %[[DY]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 1, 16, 8, 8]
+// CHECK:       %[[DB:.+]] = linalg.transpose ins(%[[DE]] : tensor<2x1x16x8x8xbf16>) {{.*}} permutation = [0, 1, 3, 4, 2]
+// CHECK:       %[[G:.+]] = linalg.generic {indexing_maps = [#[[GX]], #[[GDY]], #[[GW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%[[XP]], %[[DB]] : tensor<2x2x10x10x16xbf16>, tensor<2x1x8x8x16xbf16>) outs(%[[ZERO]] : tensor<16x32x3x3xf32>) attrs = {amp.blocked_conv = array<i64: 1, 1, 1, 1>}
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK-NOT:   linalg.transpose
+// CHECK:       return %[[G]]
+func.func @filter_gradient(%x: tensor<2x32x8x8xbf16>, %dy: tensor<2x16x8x8xbf16>) -> tensor<16x32x3x3xf32> {
+  %zb = arith.constant 0.0 : bf16
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<32x2x8x8xbf16>
+  %xt = linalg.transpose ins(%x : tensor<2x32x8x8xbf16>) outs(%ex : tensor<32x2x8x8xbf16>) permutation = [1, 0, 2, 3]
+  %ed = tensor.empty() : tensor<16x2x8x8xbf16>
+  %dyt = linalg.transpose ins(%dy : tensor<2x16x8x8xbf16>) outs(%ed : tensor<16x2x8x8xbf16>) permutation = [1, 0, 2, 3]
+  %xp = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zb : bf16
+  } : tensor<32x2x8x8xbf16> to tensor<32x2x10x10xbf16>
+  %e = tensor.empty() : tensor<32x16x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %g = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xp, %dyt : tensor<32x2x10x10xbf16>, tensor<16x2x8x8xbf16>) outs(%f : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %eg = tensor.empty() : tensor<16x32x3x3xf32>
+  %gt = linalg.transpose ins(%g : tensor<32x16x3x3xf32>) outs(%eg : tensor<16x32x3x3xf32>) permutation = [1, 0, 2, 3]
+  return %gt : tensor<16x32x3x3xf32>
+}
+
+// -----
+
+// A strided convolution's weight gradient in amp-ungroup-summed-convs'
+// form: the padded activation trimmed by a slice (dropped: the generic
+// reads the rows it needs), the output gradient transposed between reshapes
+// that add and drop a unit dimension, the forward stride 2 as the
+// dilation: the attribute holds the forward convolution's (2, 2, 1, 1).
+// Read as C x K x R x S, the result is transposed back.
+// CHECK-DAG:   #[[SX:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d6, d2, d7 * 2 + d4, d8 * 2 + d5, d3)>
+// CHECK-LABEL: func.func @strided_filter_gradient(
+// CHECK:       %[[XP:.+]] = tensor.pad {{.*}} low[0, 0, 1, 1, 0] high[0, 0, 1, 1, 0]
+// CHECK:       %[[G:.+]] = linalg.generic {indexing_maps = [#[[SX]], {{.*}} ins(%[[XP]], %{{.+}} : tensor<2x1x10x10x16xf32>, tensor<2x2x4x4x16xf32>) outs(%{{.+}} : tensor<32x16x3x3xf32>) attrs = {amp.blocked_conv = array<i64: 2, 2, 1, 1>}
+// CHECK:       %[[T:.+]] = linalg.transpose ins(%[[G]] : tensor<32x16x3x3xf32>) {{.*}} permutation = [1, 0, 2, 3]
+// CHECK:       return %[[T]]
+func.func @strided_filter_gradient(%x: tensor<2x16x8x8xf32>, %dy: tensor<2x32x4x4xf32>) -> tensor<16x32x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<16x2x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x16x8x8xf32>) outs(%ex : tensor<16x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %xp = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<16x2x8x8xf32> to tensor<16x2x10x10xf32>
+  %xs = tensor.extract_slice %xp[0, 0, 0, 0] [16, 2, 9, 9] [1, 1, 1, 1] : tensor<16x2x10x10xf32> to tensor<16x2x9x9xf32>
+  %d5 = tensor.expand_shape %dy [[0], [1], [2, 3], [4]] output_shape [2, 32, 1, 4, 4] : tensor<2x32x4x4xf32> into tensor<2x32x1x4x4xf32>
+  %e5 = tensor.empty() : tensor<32x2x1x4x4xf32>
+  %d5t = linalg.transpose ins(%d5 : tensor<2x32x1x4x4xf32>) outs(%e5 : tensor<32x2x1x4x4xf32>) permutation = [1, 0, 2, 3, 4]
+  %d4 = tensor.collapse_shape %d5t [[0], [1, 2], [3], [4]] : tensor<32x2x1x4x4xf32> into tensor<32x2x4x4xf32>
+  %e = tensor.empty() : tensor<16x32x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32x3x3xf32>) -> tensor<16x32x3x3xf32>
+  %g = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xs, %d4 : tensor<16x2x9x9xf32>, tensor<32x2x4x4xf32>) outs(%f : tensor<16x32x3x3xf32>) -> tensor<16x32x3x3xf32>
+  return %g : tensor<16x32x3x3xf32>
+}
+
+// -----
+
+// Left alone: a weight gradient whose output gradient is transposed by
+// another permutation (not autodiff's swap of batch and channels), one on 8
+// channels, and one whose input is padded in the channels.
+// CHECK-LABEL: func.func @filter_gradient_left_alone(
+// CHECK-NOT:   amp.blocked_conv
+// CHECK-COUNT-3: linalg.conv_2d_nchw_fchw
+// CHECK-NOT:   amp.blocked_conv
+// CHECK:       return
+func.func @filter_gradient_left_alone(%x: tensor<2x32x8x8xf32>, %dy: tensor<2x16x8x8xf32>, %dy8: tensor<2x8x8x8xf32>,
+                                      %xc: tensor<2x16x8x8xf32>)
+    -> (tensor<32x16x1x1xf32>, tensor<32x8x1x1xf32>, tensor<32x16x1x1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<32x2x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x32x8x8xf32>) outs(%ex : tensor<32x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %ed = tensor.empty() : tensor<16x2x8x8xf32>
+  %dyw = linalg.transpose ins(%dy : tensor<2x16x8x8xf32>) outs(%ed : tensor<16x2x8x8xf32>) permutation = [1, 0, 3, 2]
+  %e = tensor.empty() : tensor<32x16x1x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16x1x1xf32>) -> tensor<32x16x1x1xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xt, %dyw : tensor<32x2x8x8xf32>, tensor<16x2x8x8xf32>) outs(%f : tensor<32x16x1x1xf32>) -> tensor<32x16x1x1xf32>
+  %e8 = tensor.empty() : tensor<8x2x8x8xf32>
+  %dy8t = linalg.transpose ins(%dy8 : tensor<2x8x8x8xf32>) outs(%e8 : tensor<8x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %eo8 = tensor.empty() : tensor<32x8x1x1xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%eo8 : tensor<32x8x1x1xf32>) -> tensor<32x8x1x1xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xt, %dy8t : tensor<32x2x8x8xf32>, tensor<8x2x8x8xf32>) outs(%f8 : tensor<32x8x1x1xf32>) -> tensor<32x8x1x1xf32>
+  %ec = tensor.empty() : tensor<16x2x8x8xf32>
+  %xct = linalg.transpose ins(%xc : tensor<2x16x8x8xf32>) outs(%ec : tensor<16x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %xcp = tensor.pad %xct low[16, 0, 0, 0] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<16x2x8x8xf32> to tensor<32x2x8x8xf32>
+  %dyt = linalg.transpose ins(%dy : tensor<2x16x8x8xf32>) outs(%ed : tensor<16x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xcp, %dyt : tensor<32x2x8x8xf32>, tensor<16x2x8x8xf32>) outs(%f : tensor<32x16x1x1xf32>) -> tensor<32x16x1x1xf32>
+  return %a, %b, %c : tensor<32x16x1x1xf32>, tensor<32x8x1x1xf32>, tensor<32x16x1x1xf32>
+}

@@ -2,9 +2,11 @@
 //
 // amp-block-convs rewrites linalg.conv_2d_nchw_fchw and
 // linalg.depthwise_conv_2d_nchw_chw as linalg.generics on activations
-// blocked by 16 channels (oneDNN's nChw16c); amp-lower-to-runtime
-// recognises those generics by these maps and calls libamp_rt's
-// conv2d_nchw16c_fchw / depthwise_conv2d_nchw16c_chw entry points.
+// blocked by 16 channels (oneDNN's nChw16c), and the weight gradients that
+// autodiff writes as convolutions of transposed activations likewise;
+// amp-lower-to-runtime recognises those generics by these maps and calls
+// libamp_rt's conv2d_nchw16c_fchw / depthwise_conv2d_nchw16c_chw /
+// conv2d_backward_filter_nchw16c entry points.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,13 +57,26 @@ llvm::SmallVector<AffineMap> getPlainInputBlockedConvIndexingMaps(
 /// Five parallel loops, then three reductions.
 llvm::SmallVector<utils::IteratorType> getPlainInputBlockedConvIteratorTypes();
 
+/// The weight gradient of linalg.conv_2d_nchw_fchw on blocked activations,
+/// over the loops (kb, ki, cb, ci, r, s, n, p, q): input (n, cb, p * sh +
+/// r * dh, q * sw + s * dw, ci), output gradient (n, kb, p, q, ki), filter
+/// gradient FCHW (kb * 16 + ki, cb * 16 + ci, r, s); (sh, sw, dh, dw) are
+/// the forward convolution's strides and dilations.
+llvm::SmallVector<AffineMap>
+getBlockedFilterGradIndexingMaps(MLIRContext *context,
+                                 llvm::ArrayRef<int64_t> stridesAndDilations);
+
+/// Six parallel loops, then three reductions.
+llvm::SmallVector<utils::IteratorType> getBlockedFilterGradIteratorTypes();
+
 /// The forms of the blocked generics.
-enum class BlockedConvForm { Dense, Depthwise, PlainInput };
+enum class BlockedConvForm { Dense, Depthwise, PlainInput, FilterGradient };
 
 /// The strides and dilations of `op` if it is such a generic: the
 /// attribute, the maps and iterators of one of the forms, ranks 5 / 4 / 5
-/// (depthwise: 5 / 3 / 5, plain input: 4 / 4 / 5) with 16 channels per
-/// block, and a multiply-accumulate body; `form` (if given) says which.
+/// (depthwise: 5 / 3 / 5, plain input: 4 / 4 / 5, filter gradient: 5 / 5 /
+/// 4) with 16 channels per block, and a multiply-accumulate body; `form`
+/// (if given) says which.
 /// Anything else: empty.
 llvm::SmallVector<int64_t> matchBlockedConv(Operation *op,
                                             BlockedConvForm *form = nullptr);
