@@ -8,6 +8,7 @@
 
 #include "amp/Analysis/PrecisionPainting.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -81,6 +82,15 @@ std::string PrecisionPainting::explain(const Node &node) const {
   case Node::Why::FeedsEquality:
     return cls + ": compared for equality by " + describe(nodes[node.related]) +
            " with values it reads unrounded, kept f32";
+  case Node::Why::SummedProduct:
+    if (auto sum = dyn_cast_or_null<linalg::LinalgOp>(node.op);
+        sum && sum.getNumReductionLoops() > 0)
+      return cls + ": sums the product " + describe(nodes[node.related]) +
+             " unrounded, kept f32";
+    return cls + ": a product that only f32 sums such as " +
+           describe(nodes[node.related]) +
+           " read (rounding its terms defeats their f32 accumulation), kept "
+           "f32";
   case Node::Why::Undecided:
     break;
   }

@@ -116,6 +116,7 @@ public:
       BatchStatistic,
       FeedsNormalization,
       FeedsEquality,
+      SummedProduct,
     } why = Why::Undecided;
     unsigned related = 0;
     /// Slot roles precomputed for the painting's hot paths: operands from
@@ -205,6 +206,9 @@ private:
   /// layer norm), before infer ops between allow ops are painted low.
   void keepNormalizationInputsF32();
   void keepComparedOperandsF32();
+  /// bf16: keeps f32 the low products that only sums read (the terms of a
+  /// dot product accumulated in f32).
+  void keepSummedProductsF32();
   /// The bytes per step that a connected set of low clear nodes costs in
   /// casts and traffic low and f32: {low, f32}.
   std::pair<int64_t, int64_t>
