@@ -113,6 +113,26 @@ mlir::amp::getBlockedFilterGradIteratorTypes() {
   return types;
 }
 
+SmallVector<AffineMap> mlir::amp::getPlainInputFilterGradIndexingMaps(
+    MLIRContext *context, ArrayRef<int64_t> stridesAndDilations) {
+  AffineExpr kb, ki, c, r, s, n, p, q;
+  bindDims(context, kb, ki, c, r, s, n, p, q);
+  int64_t sh = stridesAndDilations[0], sw = stridesAndDilations[1],
+          dh = stridesAndDilations[2], dw = stridesAndDilations[3];
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(8, 0, results, context);
+  };
+  return {map({n, c, p * sh + r * dh, q * sw + s * dw}), map({n, kb, p, q, ki}),
+          map({kb * kChannelBlock + ki, c, r, s})};
+}
+
+SmallVector<utils::IteratorType>
+mlir::amp::getPlainInputFilterGradIteratorTypes() {
+  SmallVector<utils::IteratorType> types(5, utils::IteratorType::parallel);
+  types.append(3, utils::IteratorType::reduction);
+  return types;
+}
+
 SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
                                                  BlockedConvForm *form) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -139,6 +159,9 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
   else if (maps == getBlockedFilterGradIndexingMaps(context, scalars) &&
            iterators == getBlockedFilterGradIteratorTypes())
     matched = BlockedConvForm::FilterGradient;
+  else if (maps == getPlainInputFilterGradIndexingMaps(context, scalars) &&
+           iterators == getPlainInputFilterGradIteratorTypes())
+    matched = BlockedConvForm::PlainInputFilterGradient;
   if (!matched)
     return {};
   auto rankOf = [](Value v) {
@@ -150,9 +173,12 @@ SmallVector<int64_t> mlir::amp::matchBlockedConv(Operation *op,
            cast<ShapedType>(v.getType()).getDimSize(4) == kChannelBlock;
   };
   bool plainInput = *matched == BlockedConvForm::PlainInput;
-  if (*matched == BlockedConvForm::FilterGradient) {
-    if (!blocked(op->getOperand(0)) || !blocked(op->getOperand(1)) ||
-        rankOf(op->getOperand(2)) != 4)
+  if (*matched == BlockedConvForm::FilterGradient ||
+      *matched == BlockedConvForm::PlainInputFilterGradient) {
+    bool plainX = *matched == BlockedConvForm::PlainInputFilterGradient;
+    if (!(plainX ? rankOf(op->getOperand(0)) == 4
+                 : blocked(op->getOperand(0))) ||
+        !blocked(op->getOperand(1)) || rankOf(op->getOperand(2)) != 4)
       return {};
   } else {
     int64_t filterRank = *matched == BlockedConvForm::Depthwise ? 3 : 4;
@@ -352,7 +378,9 @@ Value getSwappedSource(Value v) {
 /// gradients of a blocked chain reach libamp_rt's backward-weights without
 /// being unblocked and transposed in loops (and reordered back into the
 /// blocked layout by oneDNN). A slice that trims the padded input's last
-/// rows and columns is dropped: the generic reads what it needs.
+/// rows and columns is dropped: the generic reads what it needs. An input
+/// whose channels 16 does not divide (a stem's image) stays NCHW
+/// (getPlainInputFilterGradIndexingMaps).
 struct BlockFilterGradient final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -361,9 +389,11 @@ struct BlockFilterGradient final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (!op.hasPureTensorSemantics())
       return rewriter.notifyMatchFailure(op, "not on tensors");
     auto g = cast<RankedTensorType>(op.getOutputs()[0].getType());
-    if (!g.hasStaticShape() || g.getDimSize(0) % kChannelBlock ||
-        g.getDimSize(1) % kChannelBlock)
+    if (!g.hasStaticShape() || g.getDimSize(1) % kChannelBlock)
       return rewriter.notifyMatchFailure(op, "channels not blocks of 16");
+    // Input channels that 16 does not divide (a stem's RGB input) stay
+    // NCHW, as in the forward convolution (oneDNN's first-layer kernels).
+    const bool plainInput = g.getDimSize(0) % kChannelBlock != 0;
     // The input: [extract_slice of the last rows / columns] [pad of the
     // rows and columns] of the transposed x.
     Value in = op.getInputs()[0];
@@ -431,13 +461,16 @@ struct BlockFilterGradient final : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       init = linalg::TransposeOp::create(rewriter, loc, op.getOutputs()[0],
                                          empty, ArrayRef<int64_t>{1, 0, 2, 3})
                  ->getResult(0);
+    MLIRContext *context = rewriter.getContext();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(),
-        ValueRange{packChannels(rewriter, loc, x),
+        ValueRange{plainInput ? x : packChannels(rewriter, loc, x),
                    packChannels(rewriter, loc, dy)},
         ValueRange{init},
-        getBlockedFilterGradIndexingMaps(rewriter.getContext(), scalars),
-        getBlockedFilterGradIteratorTypes());
+        plainInput ? getPlainInputFilterGradIndexingMaps(context, scalars)
+                   : getBlockedFilterGradIndexingMaps(context, scalars),
+        plainInput ? getPlainInputFilterGradIteratorTypes()
+                   : getBlockedFilterGradIteratorTypes());
     // The convolution's body: its arguments are the elements of the input,
     // the output gradient and the accumulator, as the generic's are.
     rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),

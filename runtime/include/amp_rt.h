@@ -413,7 +413,8 @@ AMP_RT_API float amp_rt_bf16_to_f32(uint16_t x);
  *   gradient O[f, c, r, s] += sum over n, p, q of X[n, c, p * strideH +
  *   r * dilationH, q * strideW + s * dilationW] * DY[n, f, p, q] of the
  *   forward convolution with those strides and dilations; X may have more
- *   rows and columns than that reads)
+ *   rows and columns than that reads; amp_rt_conv2d_backward_filter_
+ *   nchw_nchw16c_*: the same with X NCHW, a stem's image)
  *
  * The nchw16c form is linalg.conv_2d_nchw_fchw on activations blocked by 16
  * channels (x[n][c/16][h][w][c%16], oneDNN's nChw16c), as
@@ -471,45 +472,49 @@ typedef enum amp_rt_error_mode {
 AMP_RT_API void amp_rt_set_error_mode(amp_rt_error_mode mode);
 
 /* SUFFIX is empty (accumulate) or _overwrite. */
-#define AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, SUFFIX)                     \
-  AMP_RT_API void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##SUFFIX(             \
-      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,           \
-      int32_t transA, int32_t transB);                                         \
-  AMP_RT_API void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##SUFFIX(       \
-      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,           \
-      int32_t transA, int32_t transB);                                         \
-  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##SUFFIX(   \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
-  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(   \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
-  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##SUFFIX( \
-      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,           \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);           \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##SUFFIX(      \
-          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,       \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##SUFFIX(      \
-          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,       \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##SUFFIX(       \
-          amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##SUFFIX(   \
-          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,       \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##SUFFIX(            \
-          amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,       \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);       \
-  AMP_RT_API void                                                              \
-      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##SUFFIX( \
-          amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,      \
+#define AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, SUFFIX)                          \
+  AMP_RT_API void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##SUFFIX(                  \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,                \
+      int32_t transA, int32_t transB);                                              \
+  AMP_RT_API void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##SUFFIX(            \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,                \
+      int32_t transA, int32_t transB);                                              \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##SUFFIX(        \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);                \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##SUFFIX(        \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);                \
+  AMP_RT_API void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##SUFFIX(      \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,                \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);                \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##SUFFIX(           \
+          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,            \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##SUFFIX(           \
+          amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,            \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##SUFFIX(            \
+          amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,            \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##SUFFIX(        \
+          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,            \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##SUFFIX(                 \
+          amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,            \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##SUFFIX(      \
+          amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,           \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);            \
+  AMP_RT_API void                                                                   \
+      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw_nchw16c_##IN##_##OUT##SUFFIX( \
+          amp_rt_memref_4d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,           \
           int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW);
 #define AMP_RT_DECLARE_MLIR_ENTRY_POINTS(IN, OUT)                              \
   AMP_RT_DECLARE_MLIR_ENTRY_POINTS_(IN, OUT, )                                 \

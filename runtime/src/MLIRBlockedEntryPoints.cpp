@@ -402,27 +402,31 @@ void scaleOutput(const TensorView &v, float beta) {
 /// The weight gradient of an NCHW convolution on activations blocked by 16
 /// channels (amp-block-convs' form of what autodiff writes as a convolution
 /// of the transposed input by the transposed output gradient):
-/// O[k, c, r, s] += sum over n, p, q of X[n, c/16, p*sh + r*dh, q*sw + s*dw,
-/// c%16] * DY[n, k/16, p, q, k%16], X and DY blocked, O (K x C x R x S, the
-/// filter's FCHW) any strides. X may hold more rows and columns than the
-/// window reads (a padded input the output does not reach the end of).
-/// oneDNN's backward-weights in place where it reads the blocked tensors;
-/// elsewhere through NCHW copies and the plain backward-filter path.
-amp_rt_status conv2dBackwardFilterBlocked(const char *fn, amp_rt_dtype in,
-                                          amp_rt_dtype out,
-                                          const amp_rt_memref_5d *X,
-                                          const amp_rt_memref_5d *DY,
-                                          const amp_rt_memref_4d *O, int64_t sh,
-                                          int64_t sw, int64_t dh, int64_t dw,
-                                          float beta) {
+/// O[k, c, r, s] += sum over n, p, q of X[n, c, p*sh + r*dh, q*sw + s*dw] *
+/// DY[n, k, p, q], DY blocked, X blocked (`X`) or NCHW (`plainX`, a stem's
+/// image), O (K x C x R x S, the filter's FCHW) any strides. X may hold
+/// more rows and columns than the window reads (a padded input the output
+/// does not reach the end of). oneDNN's backward-weights in place where it
+/// reads the tensors as they are; elsewhere through NCHW copies and the
+/// plain backward-filter path.
+static amp_rt_status backwardFilterOfBlocked(
+    const char *fn, amp_rt_dtype in, amp_rt_dtype out,
+    const amp_rt_memref_5d *X, const amp_rt_memref_4d *plainX,
+    const amp_rt_memref_5d *DY, const amp_rt_memref_4d *O, int64_t sh,
+    int64_t sw, int64_t dh, int64_t dw, float beta) {
   amp_rt_status s;
-  TensorView vo;
-  if ((s = checkBlocked(fn, X)) || (s = checkBlocked(fn, DY)) ||
+  TensorView vo, vx;
+  if ((X ? (s = checkBlocked(fn, X))
+         : (s = viewOf<amp_rt_memref_4d, 4>(fn, "X", plainX, in, vx))) ||
+      (s = checkBlocked(fn, DY)) ||
       (s = viewOf<amp_rt_memref_4d, 4>(fn, "O", O, out, vo)))
     return s;
-  const int64_t N = X->sizes[0], C = X->sizes[1] * 16, H = X->sizes[2],
-                W = X->sizes[3], K = DY->sizes[1] * 16, P = DY->sizes[2],
-                Q = DY->sizes[3], R = O->sizes[2], S = O->sizes[3];
+  const int64_t N = X ? X->sizes[0] : vx.sizes[0],
+                C = X ? X->sizes[1] * 16 : vx.sizes[1],
+                H = X ? X->sizes[2] : vx.sizes[2],
+                W = X ? X->sizes[3] : vx.sizes[3], K = DY->sizes[1] * 16,
+                P = DY->sizes[2], Q = DY->sizes[3], R = O->sizes[2],
+                S = O->sizes[3];
   if (DY->sizes[0] != N || O->sizes[0] != K || O->sizes[1] != C)
     return fail(AMP_RT_ERROR_INVALID_ARGUMENT,
                 "%s: shapes do not match: X has batch %lld and %lld channels, "
@@ -455,31 +459,66 @@ amp_rt_status conv2dBackwardFilterBlocked(const char *fn, amp_rt_dtype in,
   // In place when the rows and columns past the window are fewer than a
   // stride (oneDNN's output size formula floors them away), as they are in
   // a padded input that the forward convolution did not reach the end of.
-  if (isDense(X) && isDense(DY) && H - needH < sh && W - needW < sw) {
+  const int64_t denseX[4] = {C * H * W, H * W, W, 1};
+  bool xDense = X ? isDense(X) : true;
+  for (int i = 0; !X && i < 4; ++i)
+    xDense = xDense && (vx.sizes[i] == 1 || vx.strides[i] == denseX[i]);
+  if (xDense && isDense(DY) && H - needH < sh && W - needW < sw) {
     ConvProblem whole = p;
     whole.desc.H = H, whole.desc.W = W;
     whole.blocked16 = true;
-    s = convBlockedFilterGradOnHost(fn, whole, in, out, dataOf(X, in),
-                                    dataOf(DY, in), vo, beta);
+    whole.plainInput = !X;
+    s = convBlockedFilterGradOnHost(fn, whole, in, out,
+                                    X ? dataOf(X, in) : vx.data, dataOf(DY, in),
+                                    vo, beta);
     if (s != AMP_RT_ERROR_UNSUPPORTED)
       return s;
   }
   const size_t inSize = dtypeSize(in);
-  std::vector<char> x(size_t(N * C * H * W) * inSize),
-      dy(size_t(N * K * P * Q) * inSize);
-  copyBlocked(X, inSize, x.data(), /*toPlain=*/true);
-  copyBlocked(DY, inSize, dy.data(), /*toPlain=*/true);
-  TensorView vx, vdy;
-  vx.data = x.data(), vx.dtype = in, vx.rank = 4;
-  const int64_t xs[4] = {N, C, needH, needW}, xst[4] = {C * H * W, H * W, W, 1};
-  const int64_t ys[4] = {N, K, P, Q}, yst[4] = {K * P * Q, P * Q, Q, 1};
-  vdy.data = dy.data(), vdy.dtype = in, vdy.rank = 4;
-  for (int i = 0; i < 4; ++i) {
-    vx.sizes[i] = xs[i], vx.strides[i] = xst[i];
-    vdy.sizes[i] = ys[i], vdy.strides[i] = yst[i];
+  std::vector<char> x, dy(size_t(N * K * P * Q) * inSize);
+  if (X) {
+    x.resize(size_t(N * C * H * W) * inSize);
+    copyBlocked(X, inSize, x.data(), /*toPlain=*/true);
+    vx.data = x.data(), vx.dtype = in, vx.rank = 4;
+    for (int i = 0; i < 4; ++i)
+      vx.strides[i] = denseX[i];
+    vx.sizes[0] = N, vx.sizes[1] = C;
   }
+  vx.sizes[2] = needH, vx.sizes[3] = needW;
+  copyBlocked(DY, inSize, dy.data(), /*toPlain=*/true);
+  TensorView vdy;
+  vdy.data = dy.data(), vdy.dtype = in, vdy.rank = 4;
+  const int64_t ys[4] = {N, K, P, Q}, yst[4] = {K * P * Q, P * Q, Q, 1};
+  for (int i = 0; i < 4; ++i)
+    vdy.sizes[i] = ys[i], vdy.strides[i] = yst[i];
   return convViews(fn, ConvDirection::BackwardFilter, p, in, out, 1.0f, vx, vdy,
                    beta, vo);
+}
+
+amp_rt_status conv2dBackwardFilterBlocked(const char *fn, amp_rt_dtype in,
+                                          amp_rt_dtype out,
+                                          const amp_rt_memref_5d *X,
+                                          const amp_rt_memref_5d *DY,
+                                          const amp_rt_memref_4d *O, int64_t sh,
+                                          int64_t sw, int64_t dh, int64_t dw,
+                                          float beta) {
+  if (!X)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  return backwardFilterOfBlocked(fn, in, out, X, nullptr, DY, O, sh, sw, dh, dw,
+                                 beta);
+}
+
+amp_rt_status conv2dBackwardFilterPlainInput(const char *fn, amp_rt_dtype in,
+                                             amp_rt_dtype out,
+                                             const amp_rt_memref_4d *X,
+                                             const amp_rt_memref_5d *DY,
+                                             const amp_rt_memref_4d *O,
+                                             int64_t sh, int64_t sw, int64_t dh,
+                                             int64_t dw, float beta) {
+  if (!X)
+    return fail(AMP_RT_ERROR_INVALID_ARGUMENT, "%s: a memref is NULL", fn);
+  return backwardFilterOfBlocked(fn, in, out, nullptr, X, DY, O, sh, sw, dh, dw,
+                                 beta);
 }
 
 } // namespace amp::rt::entry

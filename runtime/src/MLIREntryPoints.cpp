@@ -200,152 +200,168 @@ amp_rt_status depthwiseConv2d(const char *fn, bool nhwc, amp_rt_dtype in,
 // Each op has two entry points: `..._IN_OUT` accumulates into the output
 // (C += A B, what the linalg op does), `..._IN_OUT_overwrite` overwrites it
 // (C = A B): amp-lower-to-runtime calls it instead of zero-filling C first.
-#define AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(IN, OUT, IN_T, OUT_T)                  \
-  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                                    \
-      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,               \
-      int32_t transA, int32_t transB) {                                            \
-    report(matmul("amp_rt_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, C, transA,     \
-                  transB, 1.0f));                                                  \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(                        \
-      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,               \
-      int32_t transA, int32_t transB) {                                            \
-    report(matmul("amp_rt_matmul_" #IN "_" #OUT "_overwrite", IN_T, OUT_T, A,      \
-                  B, C, transA, transB, 0.0f));                                    \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(                              \
-      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,               \
-      int32_t transA, int32_t transB) {                                            \
-    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B,     \
-                       C, transA, transB, 1.0f));                                  \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(                  \
-      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,               \
-      int32_t transA, int32_t transB) {                                            \
-    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT "_overwrite", IN_T,     \
-                       OUT_T, A, B, C, transA, transB, 0.0f));                     \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(                          \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT, true, IN_T, OUT_T,      \
-                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                   \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##_overwrite(              \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT "_overwrite", true,      \
-                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));      \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(                          \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT, false, IN_T, OUT_T,     \
-                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                   \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##_overwrite(              \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false,     \
-                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));      \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT(                        \
-      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(groupedConv2d("amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT, IN_T,          \
-                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));     \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##_overwrite(            \
-      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(groupedConv2d(                                                          \
-        "amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,       \
-        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                             \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT(                 \
-      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT,       \
-                           true, IN_T, OUT_T, I, F, O, strideH, strideW, dilH,     \
-                           dilW, 1.0f));                                           \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##_overwrite(     \
-      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(depthwiseConv2d(                                                        \
-        "amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT "_overwrite", true,       \
-        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT(                 \
-      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT,       \
-                           false, IN_T, OUT_T, I, F, O, strideH, strideW,          \
-                           dilH, dilW, 1.0f));                                     \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##_overwrite(     \
-      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(depthwiseConv2d(                                                        \
-        "amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT "_overwrite", false,      \
-        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT(              \
-      amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(depthwiseConv2dBlocked(                                                 \
-        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT, IN_T, OUT_T, I,       \
-        F, O, strideH, strideW, dilH, dilW, 1.0f));                                \
-  }                                                                                \
-  void                                                                             \
-      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##_overwrite(   \
-          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,           \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(depthwiseConv2dBlocked(                                                 \
-        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT "_overwrite",          \
-        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT(                  \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2dToBlocked("amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT,        \
-                           IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW,     \
-                           1.0f));                                                 \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##_overwrite(      \
-      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2dToBlocked(                                                        \
-        "amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT "_overwrite", IN_T,        \
-        OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                      \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                       \
-      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2dBlocked("amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT, IN_T,         \
-                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));     \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(           \
-      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,               \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2dBlocked(                                                          \
-        "amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,      \
-        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                             \
-  }                                                                                \
-  void _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT(            \
-      amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,              \
-      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {              \
-    report(conv2dBackwardFilterBlocked(                                            \
-        "amp_rt_conv2d_backward_filter_nchw16c_" #IN "_" #OUT, IN_T, OUT_T, X,     \
-        DY, O, strideH, strideW, dilH, dilW, 1.0f));                               \
-  }                                                                                \
-  void                                                                             \
-      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##_overwrite( \
-          amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,          \
-          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {          \
-    report(conv2dBackwardFilterBlocked(                                            \
-        "amp_rt_conv2d_backward_filter_nchw16c_" #IN "_" #OUT "_overwrite",        \
-        IN_T, OUT_T, X, DY, O, strideH, strideW, dilH, dilW, 0.0f));               \
+#define AMP_RT_DEFINE_MLIR_ENTRY_POINT_PAIR(IN, OUT, IN_T, OUT_T)                       \
+  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT(                                         \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,                    \
+      int32_t transA, int32_t transB) {                                                 \
+    report(matmul("amp_rt_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B, C, transA,          \
+                  transB, 1.0f));                                                       \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_matmul_##IN##_##OUT##_overwrite(                             \
+      amp_rt_memref_2d *A, amp_rt_memref_2d *B, amp_rt_memref_2d *C,                    \
+      int32_t transA, int32_t transB) {                                                 \
+    report(matmul("amp_rt_matmul_" #IN "_" #OUT "_overwrite", IN_T, OUT_T, A,           \
+                  B, C, transA, transB, 0.0f));                                         \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT(                                   \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,                    \
+      int32_t transA, int32_t transB) {                                                 \
+    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT, IN_T, OUT_T, A, B,          \
+                       C, transA, transB, 1.0f));                                       \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_batch_matmul_##IN##_##OUT##_overwrite(                       \
+      amp_rt_memref_3d *A, amp_rt_memref_3d *B, amp_rt_memref_3d *C,                    \
+      int32_t transA, int32_t transB) {                                                 \
+    report(batchMatmul("amp_rt_batch_matmul_" #IN "_" #OUT "_overwrite", IN_T,          \
+                       OUT_T, A, B, C, transA, transB, 0.0f));                          \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT(                               \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT, true, IN_T, OUT_T,           \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                        \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nhwc_hwcf_##IN##_##OUT##_overwrite(                   \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2d("amp_rt_conv2d_nhwc_hwcf_" #IN "_" #OUT "_overwrite", true,           \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));           \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT(                               \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT, false, IN_T, OUT_T,          \
+                  I, F, O, strideH, strideW, dilH, dilW, 1.0f));                        \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_##IN##_##OUT##_overwrite(                   \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2d("amp_rt_conv2d_nchw_fchw_" #IN "_" #OUT "_overwrite", false,          \
+                  IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));           \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT(                             \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(groupedConv2d("amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT, IN_T,               \
+                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));          \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_ngchw_gfchw_##IN##_##OUT##_overwrite(                 \
+      amp_rt_memref_5d *I, amp_rt_memref_5d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(groupedConv2d(                                                               \
+        "amp_rt_conv2d_ngchw_gfchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,            \
+        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                                  \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT(                      \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT,            \
+                           true, IN_T, OUT_T, I, F, O, strideH, strideW, dilH,          \
+                           dilW, 1.0f));                                                \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nhwc_hwc_##IN##_##OUT##_overwrite(          \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(depthwiseConv2d(                                                             \
+        "amp_rt_depthwise_conv2d_nhwc_hwc_" #IN "_" #OUT "_overwrite", true,            \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                     \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT(                      \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(depthwiseConv2d("amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT,            \
+                           false, IN_T, OUT_T, I, F, O, strideH, strideW,               \
+                           dilH, dilW, 1.0f));                                          \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw_chw_##IN##_##OUT##_overwrite(          \
+      amp_rt_memref_4d *I, amp_rt_memref_3d *F, amp_rt_memref_4d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(depthwiseConv2d(                                                             \
+        "amp_rt_depthwise_conv2d_nchw_chw_" #IN "_" #OUT "_overwrite", false,           \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                     \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT(                   \
+      amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(depthwiseConv2dBlocked(                                                      \
+        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT, IN_T, OUT_T, I,            \
+        F, O, strideH, strideW, dilH, dilW, 1.0f));                                     \
+  }                                                                                     \
+  void                                                                                  \
+      _mlir_ciface_amp_rt_depthwise_conv2d_nchw16c_chw_##IN##_##OUT##_overwrite(        \
+          amp_rt_memref_5d *I, amp_rt_memref_3d *F, amp_rt_memref_5d *O,                \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {               \
+    report(depthwiseConv2dBlocked(                                                      \
+        "amp_rt_depthwise_conv2d_nchw16c_chw_" #IN "_" #OUT "_overwrite",               \
+        IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                     \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT(                       \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dToBlocked("amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT,             \
+                           IN_T, OUT_T, I, F, O, strideH, strideW, dilH, dilW,          \
+                           1.0f));                                                      \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw_fchw_nchw16c_##IN##_##OUT##_overwrite(           \
+      amp_rt_memref_4d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dToBlocked(                                                             \
+        "amp_rt_conv2d_nchw_fchw_nchw16c_" #IN "_" #OUT "_overwrite", IN_T,             \
+        OUT_T, I, F, O, strideH, strideW, dilH, dilW, 0.0f));                           \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT(                            \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dBlocked("amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT, IN_T,              \
+                         OUT_T, I, F, O, strideH, strideW, dilH, dilW, 1.0f));          \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_nchw16c_fchw_##IN##_##OUT##_overwrite(                \
+      amp_rt_memref_5d *I, amp_rt_memref_4d *F, amp_rt_memref_5d *O,                    \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dBlocked(                                                               \
+        "amp_rt_conv2d_nchw16c_fchw_" #IN "_" #OUT "_overwrite", IN_T, OUT_T,           \
+        I, F, O, strideH, strideW, dilH, dilW, 0.0f));                                  \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT(                 \
+      amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,                   \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dBackwardFilterBlocked(                                                 \
+        "amp_rt_conv2d_backward_filter_nchw16c_" #IN "_" #OUT, IN_T, OUT_T, X,          \
+        DY, O, strideH, strideW, dilH, dilW, 1.0f));                                    \
+  }                                                                                     \
+  void                                                                                  \
+      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##_overwrite(      \
+          amp_rt_memref_5d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,               \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {               \
+    report(conv2dBackwardFilterBlocked(                                                 \
+        "amp_rt_conv2d_backward_filter_nchw16c_" #IN "_" #OUT "_overwrite",             \
+        IN_T, OUT_T, X, DY, O, strideH, strideW, dilH, dilW, 0.0f));                    \
+  }                                                                                     \
+  void _mlir_ciface_amp_rt_conv2d_backward_filter_nchw_nchw16c_##IN##_##OUT(            \
+      amp_rt_memref_4d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,                   \
+      int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {                   \
+    report(conv2dBackwardFilterPlainInput(                                              \
+        "amp_rt_conv2d_backward_filter_nchw_nchw16c_" #IN "_" #OUT, IN_T,               \
+        OUT_T, X, DY, O, strideH, strideW, dilH, dilW, 1.0f));                          \
+  }                                                                                     \
+  void                                                                                  \
+      _mlir_ciface_amp_rt_conv2d_backward_filter_nchw_nchw16c_##IN##_##OUT##_overwrite( \
+          amp_rt_memref_4d *X, amp_rt_memref_5d *DY, amp_rt_memref_4d *O,               \
+          int64_t strideH, int64_t strideW, int64_t dilH, int64_t dilW) {               \
+    report(conv2dBackwardFilterPlainInput(                                              \
+        "amp_rt_conv2d_backward_filter_nchw_nchw16c_" #IN "_" #OUT                      \
+        "_overwrite",                                                                   \
+        IN_T, OUT_T, X, DY, O, strideH, strideW, dilH, dilW, 0.0f));                    \
   }
 
 extern "C" {

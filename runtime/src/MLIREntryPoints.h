@@ -122,6 +122,13 @@ amp_rt_status conv2dBackwardFilterBlocked(const char *fn, amp_rt_dtype in,
                                           const amp_rt_memref_4d *O, int64_t sh,
                                           int64_t sw, int64_t dh, int64_t dw,
                                           float beta);
+amp_rt_status conv2dBackwardFilterPlainInput(const char *fn, amp_rt_dtype in,
+                                             amp_rt_dtype out,
+                                             const amp_rt_memref_4d *X,
+                                             const amp_rt_memref_5d *DY,
+                                             const amp_rt_memref_4d *O,
+                                             int64_t sh, int64_t sw, int64_t dh,
+                                             int64_t dw, float beta);
 } // namespace amp::rt::entry
 
 #endif // AMP_RT_MLIRENTRYPOINTS_H

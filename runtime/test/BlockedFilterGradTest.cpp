@@ -10,6 +10,8 @@
 
 #include "MemrefView.h"
 
+#include <type_traits>
+
 using namespace amp_rt_test;
 
 namespace {
@@ -17,14 +19,23 @@ namespace {
 class BlockedFilterGradTest : public BackendTest {};
 
 /// O (K x C x R x S view) += (or, with `overwrite`, =) the weight gradient
-/// of the blocked X (N x C/16 x H x W x 16) and DY (N x K/16 x P x Q x 16)
-/// for the forward strides (sh, sw) and dilations (dh, dw).
-void checkFilterGrad(amp_rt_dtype in, amp_rt_dtype out, const View<5> &X,
+/// of X (R = 5: blocked, N x C/16 x H x W x 16, the nchw16c entry points;
+/// R = 4: NCHW, the nchw_nchw16c ones) and the blocked DY (N x K/16 x P x
+/// Q x 16) for the forward strides (sh, sw) and dilations (dh, dw).
+template <int R_>
+void checkFilterGrad(amp_rt_dtype in, amp_rt_dtype out, const View<R_> &X,
                      const View<5> &DY, const View<4> &O, int64_t sh,
                      int64_t sw, int64_t dh, int64_t dw, bool overwrite) {
-  const int64_t N = X.sizes[0], C = X.sizes[1] * 16, K = DY.sizes[1] * 16,
-                P = DY.sizes[2], Q = DY.sizes[3], R = O.sizes[2],
-                S = O.sizes[3];
+  static_assert(R_ == 4 || R_ == 5, "a plain or a blocked input");
+  auto xAt = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    if constexpr (R_ == 5)
+      return X.get({n, c / 16, h, w, c % 16});
+    else
+      return X.get({n, c, h, w});
+  };
+  const int64_t N = X.sizes[0], C = R_ == 5 ? X.sizes[1] * 16 : X.sizes[1],
+                K = DY.sizes[1] * 16, P = DY.sizes[2], Q = DY.sizes[3],
+                R = O.sizes[2], S = O.sizes[3];
   if (overwrite)
     for (int64_t k = 0; k < K; ++k)
       for (int64_t c = 0; c < C; ++c)
@@ -32,16 +43,23 @@ void checkFilterGrad(amp_rt_dtype in, amp_rt_dtype out, const View<5> &X,
           for (int64_t s = 0; s < S; ++s)
             O.t->set(O.at({k, c, r, s}), std::nan(""));
   Tensor before = *O.t;
-  amp_rt_memref_5d dx = X.desc<amp_rt_memref_5d>();
+  using XDesc = std::conditional_t<R_ == 5, amp_rt_memref_5d, amp_rt_memref_4d>;
+  XDesc dx = X.template desc<XDesc>();
   amp_rt_memref_5d ddy = DY.desc<amp_rt_memref_5d>();
   amp_rt_memref_4d dout = O.desc<amp_rt_memref_4d>();
   amp_rt_clear_error();
-#define AMP_CALL(IN, OUT)                                                             \
-  (overwrite                                                                          \
-       ? _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT##_overwrite( \
-             &dx, &ddy, &dout, sh, sw, dh, dw)                                        \
-       : _mlir_ciface_amp_rt_conv2d_backward_filter_nchw16c_##IN##_##OUT(             \
-             &dx, &ddy, &dout, sh, sw, dh, dw))
+#define AMP_CALL_AS(NAME, IN, OUT)                                             \
+  (overwrite ? _mlir_ciface_amp_rt_##NAME##_##IN##_##OUT##_overwrite(          \
+                   &dx, &ddy, &dout, sh, sw, dh, dw)                           \
+             : _mlir_ciface_amp_rt_##NAME##_##IN##_##OUT(&dx, &ddy, &dout, sh, \
+                                                         sw, dh, dw))
+#define AMP_CALL(IN, OUT)                                                      \
+  do {                                                                         \
+    if constexpr (R_ == 5)                                                     \
+      AMP_CALL_AS(conv2d_backward_filter_nchw16c, IN, OUT);                    \
+    else                                                                       \
+      AMP_CALL_AS(conv2d_backward_filter_nchw_nchw16c, IN, OUT);               \
+  } while (false)
   if (in == AMP_RT_F32)
     AMP_CALL(f32, f32);
   else if (in == AMP_RT_F16 && out == AMP_RT_F32)
@@ -53,6 +71,7 @@ void checkFilterGrad(amp_rt_dtype in, amp_rt_dtype out, const View<5> &X,
   else
     AMP_CALL(bf16, bf16);
 #undef AMP_CALL
+#undef AMP_CALL_AS
   ASSERT_EQ(amp_rt_last_status(), AMP_RT_SUCCESS) << amp_rt_last_error();
   for (int64_t k = 0; k < K; ++k)
     for (int64_t c = 0; c < C; ++c)
@@ -62,8 +81,7 @@ void checkFilterGrad(amp_rt_dtype in, amp_rt_dtype out, const View<5> &X,
           for (int64_t n = 0; n < N; ++n)
             for (int64_t p = 0; p < P; ++p)
               for (int64_t q = 0; q < Q; ++q) {
-                double x = X.get(
-                    {n, c / 16, p * sh + r * dh, q * sw + s * dw, c % 16});
+                double x = xAt(n, c, p * sh + r * dh, q * sw + s * dw);
                 double g = DY.get({n, k / 16, p, q, k % 16});
                 ref.value += x * g;
                 ref.magnitude += std::fabs(x * g);
@@ -105,6 +123,38 @@ TEST_P(BlockedFilterGradTest, AgainstDirectLoops) {
             dense5(&dy, N, K / 16, c.P, c.Q), dense4(&o, K, C, c.R, c.S), c.sh,
             c.sw, c.dh, c.dw, overwrite));
       }
+}
+
+// A stem's weight gradient: the image's 3 (and 24) channels stay NCHW,
+// oneDNN's first-layer backward-weights reads them in place.
+TEST_P(BlockedFilterGradTest, PlainInput) {
+  std::mt19937 rng(73);
+  struct Case {
+    int64_t C, H, W, P, Q, R, S, s;
+  } cases[] = {{3, 11, 11, 5, 5, 3, 3, 2}, {24, 8, 8, 6, 6, 3, 3, 1}};
+  const int64_t N = 2, K = 32;
+  for (const Case &c : cases)
+    for (bool overwrite : {false, true})
+      for (TypePair tp : contractionTypes()) {
+        SCOPED_TRACE(testing::Message()
+                     << "C " << c.C << " in " << tp.in << " out " << tp.out
+                     << " overwrite " << overwrite);
+        Tensor x = buffer(tp.in, N * c.C * c.H * c.W, rng);
+        Tensor dy = buffer(tp.in, N * K * c.P * c.Q, rng);
+        Tensor o = buffer(tp.out, K * c.C * c.R * c.S, rng);
+        ASSERT_NO_FATAL_FAILURE(checkFilterGrad(
+            tp.in, tp.out, dense4(&x, N, c.C, c.H, c.W),
+            dense5(&dy, N, K / 16, c.P, c.Q), dense4(&o, K, c.C, c.R, c.S), c.s,
+            c.s, 1, 1, overwrite));
+      }
+  // Every other channel of a larger image: the NCHW-copy path.
+  Tensor big = buffer(AMP_RT_BF16, N * 6 * 11 * 11, rng);
+  View<4> X{&big, 0, {N, 3, 11, 11}, {6 * 121, 2 * 121, 11, 1}};
+  Tensor dy = buffer(AMP_RT_BF16, N * K * 25, rng);
+  Tensor o = buffer(AMP_RT_F32, K * 3 * 9, rng);
+  ASSERT_NO_FATAL_FAILURE(
+      checkFilterGrad(AMP_RT_BF16, AMP_RT_F32, X, dense5(&dy, N, 2, 5, 5),
+                      dense4(&o, K, 3, 3, 3), 2, 2, 1, 1, false));
 }
 
 TEST_P(BlockedFilterGradTest, StridedViews) {

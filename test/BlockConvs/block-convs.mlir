@@ -371,3 +371,36 @@ func.func @filter_gradient_left_alone(%x: tensor<2x32x8x8xf32>, %dy: tensor<2x16
       ins(%xcp, %dyt : tensor<32x2x8x8xf32>, tensor<16x2x8x8xf32>) outs(%f : tensor<32x16x1x1xf32>) -> tensor<32x16x1x1xf32>
   return %a, %b, %c : tensor<32x16x1x1xf32>, tensor<32x8x1x1xf32>, tensor<32x16x1x1xf32>
 }
+
+// -----
+
+// A stem's weight gradient (3 input channels): the image stays NCHW, the
+// output gradient is blocked, over (kb, ki, c, r, s, n, p, q).
+// CHECK-DAG:   #[[PX:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d2, d6 * 2 + d3, d7 * 2 + d4)>
+// CHECK-DAG:   #[[PDY:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d0, d6, d7, d1)>
+// CHECK-DAG:   #[[PW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0 * 16 + d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @stem_filter_gradient(
+// CHECK-SAME:    %[[X:.+]]: tensor<2x3x8x8xf32>
+// CHECK:       %[[XP:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:       %[[G:.+]] = linalg.generic {indexing_maps = [#[[PX]], #[[PDY]], #[[PW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%[[XP]], %{{.+}} : tensor<2x3x10x10xf32>, tensor<2x2x4x4x16xf32>) outs(%{{.+}} : tensor<32x3x3x3xf32>) attrs = {amp.blocked_conv = array<i64: 2, 2, 1, 1>}
+// CHECK:       return %[[G]]
+func.func @stem_filter_gradient(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x32x4x4xf32>) -> tensor<32x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<3x2x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x3x8x8xf32>) outs(%ex : tensor<3x2x8x8xf32>) permutation = [1, 0, 2, 3]
+  %xp = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<3x2x8x8xf32> to tensor<3x2x10x10xf32>
+  %xs = tensor.extract_slice %xp[0, 0, 0, 0] [3, 2, 9, 9] [1, 1, 1, 1] : tensor<3x2x10x10xf32> to tensor<3x2x9x9xf32>
+  %ed = tensor.empty() : tensor<32x2x4x4xf32>
+  %dyt = linalg.transpose ins(%dy : tensor<2x32x4x4xf32>) outs(%ed : tensor<32x2x4x4xf32>) permutation = [1, 0, 2, 3]
+  %e = tensor.empty() : tensor<3x32x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x32x3x3xf32>) -> tensor<3x32x3x3xf32>
+  %g = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%xs, %dyt : tensor<3x2x9x9xf32>, tensor<32x2x4x4xf32>) outs(%f : tensor<3x32x3x3xf32>) -> tensor<3x32x3x3xf32>
+  %eg = tensor.empty() : tensor<32x3x3x3xf32>
+  %gt = linalg.transpose ins(%g : tensor<3x32x3x3xf32>) outs(%eg : tensor<32x3x3x3xf32>) permutation = [1, 0, 2, 3]
+  return %gt : tensor<32x3x3x3xf32>
+}

@@ -69,15 +69,31 @@ getBlockedFilterGradIndexingMaps(MLIRContext *context,
 /// Six parallel loops, then three reductions.
 llvm::SmallVector<utils::IteratorType> getBlockedFilterGradIteratorTypes();
 
+/// The same for an input whose channels 16 does not divide (a stem on RGB
+/// images): the input stays NCHW. Over the loops (kb, ki, c, r, s, n, p,
+/// q): input (n, c, p * sh + r * dh, q * sw + s * dw), output gradient (n,
+/// kb, p, q, ki), filter gradient FCHW (kb * 16 + ki, c, r, s).
+llvm::SmallVector<AffineMap> getPlainInputFilterGradIndexingMaps(
+    MLIRContext *context, llvm::ArrayRef<int64_t> stridesAndDilations);
+
+/// Five parallel loops, then three reductions.
+llvm::SmallVector<utils::IteratorType> getPlainInputFilterGradIteratorTypes();
+
 /// The forms of the blocked generics.
-enum class BlockedConvForm { Dense, Depthwise, PlainInput, FilterGradient };
+enum class BlockedConvForm {
+  Dense,
+  Depthwise,
+  PlainInput,
+  FilterGradient,
+  PlainInputFilterGradient
+};
 
 /// The strides and dilations of `op` if it is such a generic: the
 /// attribute, the maps and iterators of one of the forms, ranks 5 / 4 / 5
 /// (depthwise: 5 / 3 / 5, plain input: 4 / 4 / 5, filter gradient: 5 / 5 /
-/// 4) with 16 channels per block, and a multiply-accumulate body; `form`
-/// (if given) says which.
-/// Anything else: empty.
+/// 4, its plain-input form 4 / 5 / 4) with 16 channels per block, and a
+/// multiply-accumulate body; `form` (if given) says which. Anything else:
+/// empty.
 llvm::SmallVector<int64_t> matchBlockedConv(Operation *op,
                                             BlockedConvForm *form = nullptr);
 

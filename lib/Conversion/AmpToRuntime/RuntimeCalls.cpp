@@ -201,6 +201,8 @@ static FailureOr<StringRef> matchRuntimeKind(linalg::LinalgOp op,
                ? "conv2d_nchw_fchw_nchw16c"
            : blockedForm == BlockedConvForm::FilterGradient
                ? "conv2d_backward_filter_nchw16c"
+           : blockedForm == BlockedConvForm::PlainInputFilterGradient
+               ? "conv2d_backward_filter_nchw_nchw16c"
                : "conv2d_nchw16c_fchw";
     call.scalarTypes.assign(4, IntegerType::get(ctx, 64));
     call.scalars.assign(scalars.begin(), scalars.end());
