@@ -566,26 +566,30 @@ void PrecisionPainting::keepSummedProductsF32() {
            pattern == BodyPattern::Normalization ||
            pattern == BodyPattern::BatchNormalization;
   };
-  for (Node &node : nodes) {
+  for (unsigned self = 0, e = nodes.size(); self < e; ++self) {
+    Node &node = nodes[self];
     auto generic = dyn_cast_or_null<linalg::GenericOp>(node.op);
     if (!generic || !node.low || generic->getNumResults() != 1 ||
-        generic.getNumReductionLoops() != 0 ||
+        generic.getNumReductionLoops() != 0 || generic->use_empty() ||
         (node.classification.cls != PrecisionClass::Infer &&
          node.classification.cls != PrecisionClass::Clear))
       continue;
     auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
     auto mul = yield.getValues()[0].getDefiningOp<arith::MulFOp>();
-    if (!mul || isSquare(generic, mul) || generic->use_empty() ||
-        !llvm::all_of(generic->getUsers(), isSum))
+    if (!mul || isSquare(generic, mul))
       continue;
+    // The sums reading it, each with its node; none if another op reads it.
     SmallVector<unsigned, 2> sums;
-    for (Operation *user : generic->getUsers())
-      if (auto it = opNodes.find(user); it != opNodes.end())
-        sums.push_back(it->second);
-    if (sums.size() != size_t(std::distance(generic->getUsers().begin(),
-                                            generic->getUsers().end())))
+    for (Operation *user : generic->getUsers()) {
+      auto it = opNodes.find(user);
+      if (!isSum(user) || it == opNodes.end()) {
+        sums.clear();
+        break;
+      }
+      sums.push_back(it->second);
+    }
+    if (sums.empty())
       continue;
-    unsigned self = opNodes.lookup(generic);
     node.low = false;
     node.why = Node::Why::SummedProduct;
     node.related = sums.front();

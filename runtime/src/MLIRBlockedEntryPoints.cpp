@@ -194,6 +194,18 @@ bool isDense(const amp_rt_memref_5d *m) {
   return true;
 }
 
+/// Whether `m` is a dense row-major N x C x H x W memref (unit dimensions
+/// may have any stride).
+bool isDense(const amp_rt_memref_4d *m) {
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    if (m->sizes[i] != 1 && m->strides[i] != stride)
+      return false;
+    stride *= m->sizes[i];
+  }
+  return true;
+}
+
 /// Fails unless `m` is a blocked memref (16 channels in its last dimension,
 /// non-negative sizes and strides, a pointer).
 amp_rt_status checkBlocked(const char *fn, const amp_rt_memref_5d *m) {
@@ -335,10 +347,7 @@ amp_rt_status conv2dToBlocked(const char *fn, amp_rt_dtype in, amp_rt_dtype out,
     return s;
   const int64_t N = I->sizes[0], C = I->sizes[1], H = I->sizes[2],
                 W = I->sizes[3], K = O->sizes[1] * 16;
-  const int64_t denseI[4] = {C * H * W, H * W, W, 1};
-  bool dense = I->offset >= 0 && I->aligned && isDense(O);
-  for (int i = 0; i < 4; ++i)
-    dense = dense && (I->sizes[i] == 1 || I->strides[i] == denseI[i]);
+  bool dense = I->offset >= 0 && I->aligned && isDense(O) && isDense(I);
   if (fitsExactly(H, W, F, sh, sw, dh, dw, O->sizes[2], O->sizes[3]) && dense &&
       N == O->sizes[0] && F->sizes[0] == K && F->sizes[1] == C && N > 0 &&
       C > 0 && O->sizes[2] > 0 && O->sizes[3] > 0) {
@@ -459,11 +468,8 @@ static amp_rt_status backwardFilterOfBlocked(
   // In place when the rows and columns past the window are fewer than a
   // stride (oneDNN's output size formula floors them away), as they are in
   // a padded input that the forward convolution did not reach the end of.
-  const int64_t denseX[4] = {C * H * W, H * W, W, 1};
-  bool xDense = X ? isDense(X) : true;
-  for (int i = 0; !X && i < 4; ++i)
-    xDense = xDense && (vx.sizes[i] == 1 || vx.strides[i] == denseX[i]);
-  if (xDense && isDense(DY) && H - needH < sh && W - needW < sw) {
+  if ((X ? isDense(X) : isDense(plainX)) && isDense(DY) && H - needH < sh &&
+      W - needW < sw) {
     ConvProblem whole = p;
     whole.desc.H = H, whole.desc.W = W;
     whole.blocked16 = true;
@@ -480,8 +486,9 @@ static amp_rt_status backwardFilterOfBlocked(
     x.resize(size_t(N * C * H * W) * inSize);
     copyBlocked(X, inSize, x.data(), /*toPlain=*/true);
     vx.data = x.data(), vx.dtype = in, vx.rank = 4;
+    const int64_t dense[4] = {C * H * W, H * W, W, 1};
     for (int i = 0; i < 4; ++i)
-      vx.strides[i] = denseX[i];
+      vx.strides[i] = dense[i];
     vx.sizes[0] = N, vx.sizes[1] = C;
   }
   vx.sizes[2] = needH, vx.sizes[3] = needW;
