@@ -59,6 +59,11 @@ struct WideReads {
   SmallVector<Operation *> reshapes;
   SmallVector<Operation *> readers;
   Operation *lastReader = nullptr;
+  /// Whether every body read broadcasts the tensor (its indexing map is no
+  /// permutation of the reader's loops: it drops loops or reads unit
+  /// dimensions at 0): a per-channel or per-row vector, such as a batch
+  /// norm's mean of the output gradient.
+  bool onlyBroadcastReads = true;
 
   /// Collects the reads of `rounded`; fails if one does more than extend it
   /// to `wide` or sits outside `block`.
@@ -79,6 +84,10 @@ struct WideReads {
         tensorExtensions.push_back(ext);
       } else if (BlockArgument arg = getArgumentExtendedTo(use, wide)) {
         bodyReads.emplace_back(&use, arg);
+        if (cast<linalg::LinalgOp>(reader)
+                .getMatchingIndexingMap(&use)
+                .isPermutation())
+          onlyBroadcastReads = false;
       } else {
         return failure();
       }
@@ -134,6 +143,15 @@ static bool isCheapToKeepWide(Operation *start, RankedTensorType rounded,
                               Type wide, const WideReads &reads,
                               bool pastLargerTensors) {
   if (start == reads.lastReader || reads.lastReader->isBeforeInBlock(start))
+    return true;
+  // A tensor that every reader broadcasts is a fraction of each reader's
+  // iteration space (a per-channel statistic of the tensor it scales or
+  // centers): its wide copy costs a few bytes per channel wherever it
+  // lives, and its rounding would reach every element it is applied to (a
+  // batch norm's backward subtracts the rounded mean of the output gradient
+  // from each of its elements, where they nearly cancel: torch-fuzz seed
+  // 1799).
+  if (!reads.bodyReads.empty() && reads.onlyBroadcastReads)
     return true;
   if (!rounded.hasStaticShape())
     return false;

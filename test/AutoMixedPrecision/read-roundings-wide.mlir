@@ -17,8 +17,11 @@
 // @saved_activation_stays_low (a contraction's result), three in
 // @batch_norm_chain (the convolution's result, two yields) and in
 // @residual_across_block (the gather's yield, the projection's result, the
-// bias add's yield), two in @read_by_f32_op:
-// STATS:    11 roundings-read-wide
+// bias add's yield), two in @read_by_f32_op, three in
+// @broadcast_mean_yields_wide (the sum's rounding, the mean's and the
+// scaling's yields) and two in @broadcast_sum_read_wide (the sum's
+// rounding, the scaling's yield):
+// STATS:    16 roundings-read-wide
 // STATS-TF: 0 roundings-read-wide
 
 #id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -328,4 +331,104 @@ func.func @saved_activation_stays_low(%a: tensor<16x16xf32>, %w: tensor<16x16xf3
   } -> tensor<16x16xf32>
   %out = linalg.matmul ins(%grad, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %out : tensor<16x16xf32>
+}
+
+// A batch norm's backward: the output gradient (a matmul's result, low)
+// centered by its per-channel mean. The mean is read by broadcasting, after
+// an activation-sized tensor is made: it yields f32 all the same (a few
+// bytes per channel), and the centering subtracts the unrounded mean, as
+// PyTorch's batch-norm backward does. With the mean rounded, the difference
+// of two nearly equal gradients is mostly rounding error (torch-fuzz seed
+// 1799).
+// CHECK-LABEL: func.func @broadcast_mean_yields_wide
+// CHECK:         %[[MM:.*]] = linalg.matmul
+// CHECK-NEXT:    %[[DY:.*]] = arith.truncf %[[MM]] : tensor<8x64xf32> to tensor<8x64xbf16>
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[DY]] : tensor<8x64xbf16>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK-NOT:       truncf
+// CHECK:           linalg.yield %{{.*}} : f32
+// CHECK:         %[[SCALED:.*]] = linalg.generic {{.*}} ins(%[[DY]] : tensor<8x64xbf16>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK:         %[[CENTERED:.*]] = linalg.generic {{.*}} ins(%[[SCALED]], %[[MEAN]] : tensor<8x64xf32>, tensor<64xf32>) outs(%{{.*}} : tensor<8x64xbf16>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[M:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:      arith.subf %[[X]], %[[M]] : f32
+// CHECK:         linalg.matmul ins(%[[CENTERED]], %{{.*}} : tensor<8x64xbf16>, tensor<64x32xbf16>)
+// TF-LABEL:      func.func @broadcast_mean_yields_wide
+// TF:            linalg.generic {{.*}} outs(%{{.*}} : tensor<64xbf16>)
+#rowsum = affine_map<(d0, d1) -> (d1)>
+#vec = affine_map<(d0) -> (d0)>
+func.func @broadcast_mean_yields_wide(%a: tensor<8x16xf32>, %b: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %dy = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ev = tensor.empty() : tensor<64xf32>
+  %zv = linalg.fill ins(%zero : f32) outs(%ev : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<8x64xf32>) outs(%zv : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %mean = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%sum : tensor<64xf32>) outs(%ev : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%dy : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  %centered = linalg.generic {indexing_maps = [#id, #rowsum, #id], iterator_types = ["parallel", "parallel"]} ins(%scaled, %mean : tensor<8x64xf32>, tensor<64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<8x64xf32>
+  %eo = tensor.empty() : tensor<8x32xf32>
+  %acco = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r = linalg.matmul ins(%centered, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%acco : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// The same with the per-channel sum read directly, through torch-mlir's
+// unit-dimension reshape (1 x 64 read at row 0): the sum is an f32
+// accumulator, so the low reader would get a rounding of it, which it reads
+// wide instead, although an activation-sized tensor is made in between.
+// CHECK-LABEL: func.func @broadcast_sum_read_wide
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<64xf32>)
+// CHECK-NOT:     arith.truncf
+// CHECK:         %[[UNIT:.*]] = tensor.expand_shape %[[SUM]] {{.*}} : tensor<64xf32> into tensor<1x64xf32>
+// CHECK:         %[[CENTERED:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[UNIT]] : tensor<8x64xf32>, tensor<1x64xf32>) outs(%{{.*}} : tensor<8x64xbf16>)
+// CHECK:         linalg.matmul ins(%[[CENTERED]], %{{.*}} : tensor<8x64xbf16>, tensor<64x32xbf16>)
+// TF-LABEL:      func.func @broadcast_sum_read_wide
+// TF:            arith.truncf %{{.*}} : tensor<64xf32> to tensor<64xbf16>
+#unitrow = affine_map<(d0, d1) -> (0, d1)>
+func.func @broadcast_sum_read_wide(%a: tensor<8x16xf32>, %b: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %dy = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ev = tensor.empty() : tensor<64xf32>
+  %zv = linalg.fill ins(%zero : f32) outs(%ev : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<8x64xf32>) outs(%zv : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %unit = tensor.expand_shape %sum [[0, 1]] output_shape [1, 64] : tensor<64xf32> into tensor<1x64xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%dy : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  %centered = linalg.generic {indexing_maps = [#id, #unitrow, #id], iterator_types = ["parallel", "parallel"]} ins(%scaled, %unit : tensor<8x64xf32>, tensor<1x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<8x64xf32>
+  %eo = tensor.empty() : tensor<8x32xf32>
+  %acco = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r = linalg.matmul ins(%centered, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%acco : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
 }
