@@ -178,6 +178,31 @@ static bool canCallWrite(func::CallOp call, Value narrow, Operation *rounding) {
   });
 }
 
+/// Whether every op that uses `value`, or a view made from it, before
+/// `rounding` (in `rounding`'s block) has no user past the rounding: the
+/// uses past the rounding are then direct uses of `value` itself.
+static bool hasNoEarlyViewUsedLater(Value value, Operation *rounding) {
+  Block *block = rounding->getBlock();
+  auto isLater = [&](Operation *user) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    return !inBlock || rounding->isBeforeInBlock(inBlock);
+  };
+  SmallVector<Value> views{value};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (user == rounding || (view == value && isLater(user)))
+        continue;
+      if (view != value && isLater(user))
+        return false;
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          views.push_back(result);
+    }
+  }
+  return true;
+}
+
 namespace {
 
 /// Replaces a contraction on memrefs that has a libamp_rt entry point by a
@@ -270,8 +295,9 @@ struct ContractionToRuntimeCall final
 /// that computed it: `amp_rt_<op>_<t>_f32_overwrite(A, B, C)` followed by a
 /// generic that only rounds C into D (of type <t>) becomes
 /// `amp_rt_<op>_<t>_<t>_overwrite(A, B, D)`, when C is a fresh buffer that
-/// nothing else uses, D is not A or B, and nothing uses D between the call
-/// and the rounding.
+/// nothing else uses. Where D is A or B, or used between the call and the
+/// rounding, the call stores into a fresh buffer that replaces D from the
+/// rounding on.
 /// The library accumulates in f32 and rounds once as it stores, which is
 /// what the generic computed; the f32 buffer and the pass over it go.
 /// Rooted at the rounding, which comes after the call, so that the walk
@@ -302,13 +328,33 @@ struct RoundingIntoRuntimeCall final : OpRewritePattern<linalg::GenericOp> {
         call->getBlock() != rounding->getBlock() ||
         !call->isBeforeInBlock(rounding))
       return rewriter.notifyMatchFailure(rounding, "not after its call");
-    if (!canCallWrite(call, narrow, rounding))
-      return rewriter.notifyMatchFailure(rounding,
-                                         "D is an input or used in between");
     auto module =
         dyn_cast_or_null<ModuleOp>(SymbolTable::getNearestSymbolTable(call));
     if (!module)
       return rewriter.notifyMatchFailure(rounding, "no module");
+    if (!canCallWrite(call, narrow, rounding)) {
+      // Bufferization gave the rounding a buffer that is an input of the
+      // call, or used before the rounding (the attention's P.V product
+      // rounded into the dead buffer of V). The call stores into a fresh
+      // one, which the rounding and every later use take: the rounding
+      // wrote all of D, so they read what it would have written.
+      if (!hasNoEarlyViewUsedLater(narrow, rounding))
+        return rewriter.notifyMatchFailure(
+            rounding, "D is an input or used in between, and a view of it "
+                      "made before the rounding is read after it");
+      rewriter.setInsertionPoint(call);
+      auto fresh =
+          memref::AllocOp::create(rewriter, narrowAlloc.getLoc(), narrowType,
+                                  narrowAlloc.getAlignmentAttr());
+      Block *block = rounding->getBlock();
+      rewriter.replaceUsesWithIf(narrow, fresh, [&](OpOperand &use) {
+        Operation *inBlock = block->findAncestorOpInBlock(*use.getOwner());
+        return !inBlock || inBlock == rounding ||
+               rounding->isBeforeInBlock(inBlock);
+      });
+      narrowAlloc = fresh;
+      narrow = fresh;
+    }
 
     if (call->isBeforeInBlock(narrowAlloc))
       rewriter.moveOpBefore(narrowAlloc, call);
