@@ -46,6 +46,25 @@ static BlockArgument getArgumentExtendedTo(OpOperand &use, Type wide) {
   return arg;
 }
 
+/// Whether the linalg op that owns `use` reads it broadcast: through an
+/// indexing map that is no permutation of its loops (it drops loops, or
+/// reads unit dimensions at 0) over a static iteration space at least four
+/// times the operand's size.
+static bool isBroadcastRead(OpOperand &use) {
+  auto linalgOp = cast<linalg::LinalgOp>(use.getOwner());
+  auto type = dyn_cast<RankedTensorType>(use.get().getType());
+  if (!type || !type.hasStaticShape() ||
+      linalgOp.getMatchingIndexingMap(&use).isPermutation())
+    return false;
+  int64_t space = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return false;
+    space *= range;
+  }
+  return 4 * type.getNumElements() <= space;
+}
+
 namespace {
 
 /// The readers of a rounded tensor, when each of them only extends it back
@@ -59,10 +78,9 @@ struct WideReads {
   SmallVector<Operation *> reshapes;
   SmallVector<Operation *> readers;
   Operation *lastReader = nullptr;
-  /// Whether every body read broadcasts the tensor (its indexing map is no
-  /// permutation of the reader's loops: it drops loops or reads unit
-  /// dimensions at 0): a per-channel or per-row vector, such as a batch
-  /// norm's mean of the output gradient.
+  /// Whether every body read broadcasts the tensor (isBroadcastRead): a
+  /// per-channel or per-row vector, such as a batch norm's mean of the
+  /// output gradient.
   bool onlyBroadcastReads = true;
 
   /// Collects the reads of `rounded`; fails if one does more than extend it
@@ -84,9 +102,7 @@ struct WideReads {
         tensorExtensions.push_back(ext);
       } else if (BlockArgument arg = getArgumentExtendedTo(use, wide)) {
         bodyReads.emplace_back(&use, arg);
-        if (cast<linalg::LinalgOp>(reader)
-                .getMatchingIndexingMap(&use)
-                .isPermutation())
+        if (!isBroadcastRead(use))
           onlyBroadcastReads = false;
       } else {
         return failure();

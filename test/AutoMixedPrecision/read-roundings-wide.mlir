@@ -19,9 +19,10 @@
 // @residual_across_block (the gather's yield, the projection's result, the
 // bias add's yield), two in @read_by_f32_op, three in
 // @broadcast_mean_yields_wide (the sum's rounding, the mean's and the
-// scaling's yields) and two in @broadcast_sum_read_wide (the sum's
-// rounding, the scaling's yield):
-// STATS:    16 roundings-read-wide
+// scaling's yields), two in @broadcast_sum_read_wide (the sum's
+// rounding, the scaling's yield) and in @small_batch_mean_stays_rounded
+// (the sum's rounding, the scaling's yield):
+// STATS:    18 roundings-read-wide
 // STATS-TF: 0 roundings-read-wide
 
 #id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -432,3 +433,47 @@ func.func @broadcast_sum_read_wide(%a: tensor<8x16xf32>, %b: tensor<16x64xf32>, 
   %r = linalg.matmul ins(%centered, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%acco : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %r : tensor<8x32xf32>
 }
+
+// With a batch of 2 the "per-channel" mean is half of what its reader
+// iterates over, not a small fraction: the liveness rule applies as to any
+// value, and the scaled gradient, made between the mean and its reader,
+// keeps the mean rounded.
+// CHECK-LABEL: func.func @small_batch_mean_stays_rounded
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<64xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<64xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<64xbf16>)
+func.func @small_batch_mean_stays_rounded(%a: tensor<2x16xf32>, %b: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<2x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<2x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %dy = linalg.matmul ins(%a, %b : tensor<2x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %ev = tensor.empty() : tensor<64xf32>
+  %zv = linalg.fill ins(%zero : f32) outs(%ev : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<2x64xf32>) outs(%zv : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %mean = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%sum : tensor<64xf32>) outs(%ev : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%dy : tensor<2x64xf32>) outs(%e : tensor<2x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<2x64xf32>
+  %centered = linalg.generic {indexing_maps = [#id, #rowsum, #id], iterator_types = ["parallel", "parallel"]} ins(%scaled, %mean : tensor<2x64xf32>, tensor<64xf32>) outs(%e : tensor<2x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<2x64xf32>
+  %eo = tensor.empty() : tensor<2x32xf32>
+  %acco = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %r = linalg.matmul ins(%centered, %w : tensor<2x64xf32>, tensor<64x32xf32>) outs(%acco : tensor<2x32xf32>) -> tensor<2x32xf32>
+  return %r : tensor<2x32xf32>
+}
+
