@@ -125,6 +125,29 @@ TEST_P(BlockedFilterGradTest, AgainstDirectLoops) {
       }
 }
 
+// A small padded image (a zero border as wide as half the window, stride
+// 1): oneDNN gets the interior and pads it itself; a non-zero border
+// element keeps the padded input as it is.
+TEST_P(BlockedFilterGradTest, ZeroBorder) {
+  std::mt19937 rng(89);
+  const int64_t N = 2, C = 32, K = 16, P = 7, H = 9;
+  for (bool spoil : {false, true})
+    for (TypePair tp : contractionTypes()) {
+      SCOPED_TRACE(testing::Message() << "spoiled " << spoil << " in " << tp.in
+                                      << " out " << tp.out);
+      Tensor x = buffer(tp.in, N * C * H * H, rng);
+      View<5> X = dense5(&x, N, C / 16, H, H);
+      zeroBorder(X, 1);
+      if (spoil)
+        x.set(X.at({0, 1, 0, 4, 2}), -0.75);
+      Tensor dy = buffer(tp.in, N * K * P * P, rng);
+      Tensor o = buffer(tp.out, K * C * 3 * 3, rng);
+      ASSERT_NO_FATAL_FAILURE(checkFilterGrad(
+          tp.in, tp.out, X, dense5(&dy, N, K / 16, P, P),
+          dense4(&o, K, C, 3, 3), 1, 1, 1, 1, /*overwrite=*/false));
+    }
+}
+
 // A stem's weight gradient: the image's 3 (and 24) channels stay NCHW,
 // oneDNN's first-layer backward-weights reads them in place.
 TEST_P(BlockedFilterGradTest, PlainInput) {

@@ -451,6 +451,45 @@ TEST_P(MemrefTest, Conv2DBlockedChannels) {
                                            3, 1, 1, 1, 1, false));
 }
 
+// A small image padded in the blocked layout (a zero border as wide as half
+// the window, stride 1): the runtime hands oneDNN the interior and lets it
+// pad. A border with one non-zero element, or zero only for a narrower
+// window than the filter's, runs as it is. Each against the direct loop,
+// which reads the border: a wrong crop drops its products.
+TEST_P(MemrefTest, Conv2DBlockedZeroBorder) {
+  std::mt19937 rng(83);
+  struct Case {
+    int64_t K, OH, border;
+    bool spoil;
+  } cases[] = {{3, 7, 1, false},  // 3x3 on 7x7, padded by 1: cropped
+               {5, 6, 2, false},  // 5x5 on 6x6, padded by 2: cropped
+               {3, 7, 1, true},   // one non-zero border element
+               {5, 6, 1, false}}; // zero only 1 wide for a 5x5 window
+  const int64_t N = 2, C = 32, K = 16;
+  for (int native : {1, 0})
+    for (const Case &c : cases)
+      for (TypePair tp : contractionTypes()) {
+        SCOPED_TRACE(testing::Message()
+                     << "native bf16 " << native << " filter " << c.K
+                     << " output " << c.OH << " zero border " << c.border
+                     << " spoiled " << c.spoil << " in " << tp.in << " out "
+                     << tp.out);
+        amp_rt_cpu_set_native_bf16(native);
+        const int64_t H = c.OH + c.K - 1;
+        Tensor i = buffer(tp.in, N * C * H * H, rng);
+        View<5> I = dense5(&i, N, C / 16, H, H);
+        zeroBorder(I, c.border);
+        if (c.spoil)
+          i.set(I.at({1, 1, H - 1, 3, 5}), 0.5);
+        Tensor f = buffer(tp.in, K * C * c.K * c.K, rng);
+        Tensor o = buffer(tp.out, N * K * c.OH * c.OH, rng);
+        ASSERT_NO_FATAL_FAILURE(checkBlockedConv(
+            tp.in, tp.out, I, f, dense5(&o, N, K / 16, c.OH, c.OH), c.K, c.K, 1,
+            1, 1, 1, /*overwrite=*/true));
+      }
+  amp_rt_cpu_set_native_bf16(1);
+}
+
 TEST_P(MemrefTest, Conv2DPlainInputBlockedOutput) {
   // A stem on RGB (3 channels, stride 2) and a 24-channel input.
   std::mt19937 rng(59);

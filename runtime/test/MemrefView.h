@@ -60,6 +60,19 @@ inline View<5> dense5(Tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
       t, 0, {a, b, c, d, 16}, {b * c * d * 16, c * d * 16, d * 16, 16, 1}};
 }
 
+/// Sets to zero the border of width `b` of a blocked view (N x C/16 x H x W
+/// x 16): what amp-block-convs' padding writes around an activation.
+inline void zeroBorder(const View<5> &v, int64_t b) {
+  const int64_t H = v.sizes[2], W = v.sizes[3];
+  for (int64_t n = 0; n < v.sizes[0]; ++n)
+    for (int64_t cb = 0; cb < v.sizes[1]; ++cb)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          if (h < b || h >= H - b || w < b || w >= W - b)
+            for (int64_t c = 0; c < 16; ++c)
+              v.t->set(v.at({n, cb, h, w, c}), 0.0);
+}
+
 } // namespace amp_rt_test
 
 #endif // AMP_RT_TEST_MEMREFVIEW_H
